@@ -1,0 +1,112 @@
+// Package atomicfile replaces files so that a crash at any moment leaves
+// either the old or the new content on disk, never a mix of both.
+//
+// A write goes to a temporary file in the target's folder, is flushed with
+// fsync, renamed over the target, and the folder itself is fsynced so the
+// rename survives a power cut.
+package atomicfile
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// tempMarker is part of every temporary file's name, so leftovers of a crash
+// can be recognised and removed.
+const tempMarker = ".creator-tmp-"
+
+// IsTemp reports whether a file name is one of this package's temporary files.
+func IsTemp(name string) bool { return strings.Contains(name, tempMarker) }
+
+// beforeRename, when set by a test, runs after the temporary file is complete
+// and before it replaces the target. Returning an error simulates a crash at
+// the most delicate moment.
+var beforeRename func(tmpName string) error
+
+// WriteIn writes the content of r to name (slash-separated, relative to root),
+// creating parent folders. It returns the number of bytes written.
+func WriteIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
+	dir := path.Dir(name)
+	if dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return 0, err
+		}
+	}
+	tmp, f, err := createTemp(root, dir, path.Base(name), perm)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(f, r)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && beforeRename != nil {
+		err = beforeRename(tmp)
+	}
+	if err == nil {
+		err = root.Rename(tmp, name)
+	}
+	if err != nil {
+		_ = root.Remove(tmp)
+		return 0, err
+	}
+	return n, SyncDir(root, dir)
+}
+
+// Write replaces the file at an ordinary path with data.
+func Write(filePath string, data []byte, perm fs.FileMode) error {
+	root, err := os.OpenRoot(filepath.Dir(filePath))
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	_, err = WriteIn(root, filepath.Base(filePath), bytes.NewReader(data), perm)
+	return err
+}
+
+// SyncDir flushes a folder's entries (new names, renames) to disk.
+func SyncDir(root *os.Root, dir string) error {
+	d, err := root.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	// Some file systems cannot fsync a folder; the rename itself has happened.
+	if errors.Is(err, os.ErrInvalid) || errors.Is(err, errors.ErrUnsupported) {
+		return nil
+	}
+	return err
+}
+
+func createTemp(root *os.Root, dir, base string, perm fs.FileMode) (string, *os.File, error) {
+	// Keep the temporary name within the 255-byte limit of most file systems.
+	if len(base) > 180 {
+		base = base[:180]
+	}
+	for range 10 {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		name := path.Join(dir, "."+base+tempMarker+hex.EncodeToString(b[:]))
+		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return name, f, err
+	}
+	return "", nil, fmt.Errorf("cannot create a temporary file in %s", dir)
+}

@@ -1,0 +1,136 @@
+package atomicfile
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestWriteCreatesAndReplaces(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "a", "b", "file.txt")
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+
+	n, err := WriteIn(root, "a/b/file.txt", strings.NewReader("first"), 0o644)
+	if err != nil || n != 5 {
+		t.Fatalf("WriteIn = %d, %v", n, err)
+	}
+	if err := Write(target, []byte("second"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(target)
+	if string(got) != "second" {
+		t.Fatalf("content = %q", got)
+	}
+	assertNoTemps(t, filepath.Dir(target))
+}
+
+// A crash after the temporary file is written but before the rename must
+// leave the old file untouched.
+func TestCrashBeforeRenameKeepsOldFile(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "plan.json")
+	if err := Write(target, []byte("old content"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	crash := errors.New("simulated crash")
+	var sawTemp bool
+	beforeRename = func(tmp string) error {
+		// The complete new content exists only under the temporary name.
+		data, err := os.ReadFile(filepath.Join(dir, tmp))
+		sawTemp = err == nil && string(data) == "new content"
+		return crash
+	}
+	defer func() { beforeRename = nil }()
+
+	if err := Write(target, []byte("new content"), 0o644); !errors.Is(err, crash) {
+		t.Fatalf("Write error = %v, want the simulated crash", err)
+	}
+	if !sawTemp {
+		t.Fatal("the new content was not complete in the temporary file before the rename")
+	}
+	got, _ := os.ReadFile(target)
+	if string(got) != "old content" {
+		t.Fatalf("target = %q after a crash before rename, want the old content", got)
+	}
+	assertNoTemps(t, dir)
+}
+
+const writerEnv = "ATOMICFILE_TEST_WRITER"
+
+// TestMain lets the test binary act as a writer process that the kill test
+// can stop with SIGKILL at any moment.
+func TestMain(m *testing.M) {
+	if target := os.Getenv(writerEnv); target != "" {
+		runWriter(target)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// versions are large enough that a write spans many system calls.
+func version(i int) []byte {
+	return bytes.Repeat([]byte{byte('a' + i%26)}, 2<<20)
+}
+
+func runWriter(target string) {
+	for i := 0; ; i++ {
+		if err := Write(target, version(i), 0o644); err != nil {
+			os.Exit(3)
+		}
+	}
+}
+
+func TestKilledWriterLeavesWholeFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	dir := t.TempDir()
+	target := filepath.Join(dir, "data.bin")
+	if err := Write(target, version(0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 12 {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), writerEnv+"="+target)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(5+rand.IntN(60)) * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+
+		data, err := os.ReadFile(target)
+		if err != nil {
+			t.Fatalf("round %d: target unreadable after kill: %v", round, err)
+		}
+		if len(data) != 2<<20 || !bytes.Equal(data, bytes.Repeat(data[:1], len(data))) {
+			t.Fatalf("round %d: target torn after kill: %d bytes, starts %q", round, len(data), data[:min(8, len(data))])
+		}
+	}
+}
+
+func assertNoTemps(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if IsTemp(e.Name()) {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}

@@ -1,0 +1,72 @@
+// Package humanize formats numbers, sizes and durations for messages read by
+// people and by the model.
+package humanize
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Int formats an integer with thousands separators: 1234567 → "1,234,567".
+func Int[T ~int | ~int64 | ~int32 | ~uint64](n T) string {
+	s := strconv.FormatInt(int64(n), 10)
+	neg := ""
+	if s[0] == '-' {
+		neg, s = "-", s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return neg + string(out)
+}
+
+// Bytes formats a size: 512 bytes, 4.2 KB, 5.0 MB (decimal units).
+func Bytes(n int64) string {
+	switch {
+	case n == 1:
+		return "1 byte"
+	case n < 1000:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
+	case n < 1000*1000*1000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+}
+
+// Duration formats an elapsed time to the second: 45s, 12m30s, 2h05m, 3d04h.
+func Duration(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// Plural returns "1 task" or "3 tasks", "1 entry" or "2 entries".
+func Plural(n int, word string) string {
+	return Int(n) + " " + Noun(n, word)
+}
+
+// Noun returns word, or its plural when n is not 1.
+func Noun(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	if len(word) > 1 && strings.HasSuffix(word, "y") && !strings.ContainsRune("aeiou", rune(word[len(word)-2])) {
+		return word[:len(word)-1] + "ies"
+	}
+	return word + "s"
+}

@@ -1,0 +1,34 @@
+package humanize
+
+import (
+	"testing"
+	"time"
+)
+
+func TestFormats(t *testing.T) {
+	cases := []struct{ got, want string }{
+		{Int(0), "0"},
+		{Int(999), "999"},
+		{Int(1000), "1,000"},
+		{Int(1234567), "1,234,567"},
+		{Int(-1234), "-1,234"},
+		{Bytes(1), "1 byte"},
+		{Bytes(999), "999 bytes"},
+		{Bytes(1204), "1.2 KB"},
+		{Bytes(5 << 20), "5.2 MB"},
+		{Duration(45 * time.Second), "45s"},
+		{Duration(12*time.Minute + 30*time.Second), "12m30s"},
+		{Duration(2*time.Hour + 5*time.Minute), "2h05m"},
+		{Duration(75*time.Hour + 10*time.Minute), "3d03h"},
+		{Plural(1, "task"), "1 task"},
+		{Plural(1200, "line"), "1,200 lines"},
+		{Plural(2, "entry"), "2 entries"},
+		{Plural(0, "entry"), "0 entries"},
+		{Plural(3, "day"), "3 days"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+
+	"creator/internal/atomicfile"
+	"creator/internal/humanize"
+)
+
+// The methods in this file are the agent's view of the job folder: every path
+// is checked by Resolve, and every error is a sentence the model can act on.
+
+// OpenFile opens a file for reading. It returns the open file and the
+// resolved path.
+func (j *Job) OpenFile(p string) (*os.File, string, error) {
+	rel, err := j.Resolve(p, Read)
+	if err != nil {
+		return nil, "", err
+	}
+	f, err := j.root.Open(rel)
+	if err != nil {
+		return nil, "", describe(p, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, "", describe(p, err)
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, "", refuse(p, "is a folder; use list_files to see what it holds")
+	}
+	return f, rel, nil
+}
+
+// ReadFile reads a whole file of at most max bytes.
+func (j *Job) ReadFile(p string, max int64) ([]byte, string, error) {
+	f, rel, err := j.OpenFile(p)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, "", describe(p, err)
+	}
+	if fi.Size() > max {
+		return nil, "", refuse(p, "is %s; files over %s cannot be handled in one piece", humanize.Bytes(fi.Size()), humanize.Bytes(max))
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, "", describe(p, err)
+	}
+	return buf.Bytes(), rel, nil
+}
+
+// WriteResult says what a write did.
+type WriteResult struct {
+	Path    string // resolved path
+	Created bool   // false when an existing file was replaced
+}
+
+// WriteFile creates or replaces a file atomically, creating parent folders.
+func (j *Job) WriteFile(p string, data []byte) (WriteResult, error) {
+	if int64(len(data)) > j.MaxWriteBytes {
+		return WriteResult{}, fmt.Errorf("the content is %s; one write is limited to %s, so split it over several files",
+			humanize.Bytes(int64(len(data))), humanize.Bytes(j.MaxWriteBytes))
+	}
+	rel, err := j.Resolve(p, Write)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	res := WriteResult{Path: rel}
+	fi, err := j.root.Stat(rel)
+	switch {
+	case err == nil && fi.IsDir():
+		return res, refuse(p, "is a folder; give a file name inside it")
+	case errors.Is(err, fs.ErrNotExist):
+		res.Created = true
+	case err != nil:
+		return res, describe(p, err)
+	}
+	if _, err := atomicfile.WriteIn(j.root, rel, bytes.NewReader(data), 0o644); err != nil {
+		return res, describe(p, err)
+	}
+	return res, nil
+}
+
+// Remove deletes a file or an empty folder. A symbolic link is removed
+// itself, never what it points to.
+func (j *Job) Remove(p string) (rel string, wasDir bool, err error) {
+	rel, err = j.Resolve(p, Delete)
+	if err != nil {
+		return "", false, err
+	}
+	fi, err := j.root.Lstat(rel)
+	if err != nil {
+		return "", false, describe(p, err)
+	}
+	if fi.IsDir() {
+		entries, err := j.readDir(rel)
+		if err != nil {
+			return "", false, describe(p, err)
+		}
+		if len(entries) > 0 {
+			return "", false, refuse(p, "is a folder with %d entries; delete them first", len(entries))
+		}
+	}
+	if err := j.root.Remove(rel); err != nil {
+		return "", false, describe(p, err)
+	}
+	return rel, fi.IsDir(), atomicfile.SyncDir(j.root, path.Dir(rel))
+}
+
+// Mkdir creates a folder and its parents; created is false when it existed.
+func (j *Job) Mkdir(p string) (rel string, created bool, err error) {
+	rel, err = j.Resolve(p, Write)
+	if err != nil {
+		return "", false, err
+	}
+	fi, err := j.root.Stat(rel)
+	switch {
+	case err == nil && fi.IsDir():
+		return rel, false, nil
+	case err == nil:
+		return "", false, refuse(p, "is a file")
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", false, describe(p, err)
+	}
+	if err := j.root.MkdirAll(rel, 0o755); err != nil {
+		return "", false, describe(p, err)
+	}
+	return rel, true, nil
+}
+
+// Entry is one entry of a folder listing.
+type Entry struct {
+	Name  string
+	IsDir bool
+	Size  int64 // bytes for files, number of entries for folders
+	Link  bool  // a symbolic link (shown as what it points to)
+	// Dangling marks a link that leads outside the job or to nothing.
+	Dangling bool
+}
+
+// ReadDir lists a folder, sorted by name. The job's .agent/ folder and
+// temporary files are left out.
+func (j *Job) ReadDir(p string) (string, []Entry, error) {
+	rel, err := j.Resolve(p, Read)
+	if err != nil {
+		return "", nil, err
+	}
+	fi, err := j.root.Stat(rel)
+	if err != nil {
+		return "", nil, describe(p, err)
+	}
+	if !fi.IsDir() {
+		return "", nil, refuse(p, "is a file; use read_file to read it")
+	}
+	names, err := j.readDir(rel)
+	if err != nil {
+		return "", nil, describe(p, err)
+	}
+	var out []Entry
+	for _, name := range names {
+		child := path.Join(rel, name)
+		if child == ".agent" {
+			continue
+		}
+		e := Entry{Name: name}
+		li, err := j.root.Lstat(child)
+		if err != nil {
+			continue
+		}
+		st := li
+		if li.Mode()&fs.ModeSymlink != 0 {
+			e.Link = true
+			if si, err := j.root.Stat(child); err == nil {
+				st = si
+			} else {
+				e.Dangling = true
+			}
+		}
+		e.IsDir = st.IsDir()
+		e.Size = st.Size()
+		if e.IsDir {
+			if sub, err := j.readDir(child); err == nil {
+				e.Size = int64(len(sub))
+			}
+		}
+		out = append(out, e)
+	}
+	return rel, out, nil
+}
+
+// readDir returns the names in a folder, without temporary files.
+func (j *Job) readDir(rel string) ([]string, error) {
+	d, err := j.root.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	kept := names[:0]
+	for _, n := range names {
+		if !atomicfile.IsTemp(n) {
+			kept = append(kept, n)
+		}
+	}
+	sort.Strings(kept)
+	return kept, nil
+}

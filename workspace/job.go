@@ -1,0 +1,446 @@
+// Package workspace manages job folders: creating and opening them, the
+// sandboxed file access of the agent's tools, atomic writes, the job lock and
+// the job's machine state in .agent/job.json.
+package workspace
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"creator/internal/atomicfile"
+	"creator/internal/humanize"
+)
+
+// Status is the state of a job as recorded in job.json.
+type Status string
+
+const (
+	StatusCreated     Status = "created"
+	StatusRunning     Status = "running"
+	StatusCompleted   Status = "completed"
+	StatusFailed      Status = "failed"
+	StatusInterrupted Status = "interrupted"
+	// StatusStopped means a limit (steps, tokens, cost) stopped the job; it can be resumed.
+	StatusStopped Status = "stopped"
+)
+
+// Input is a source document copied into input/.
+type Input struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// Settings are the run settings the job was started with.
+type Settings struct {
+	MaxSteps        int    `json:"max_steps,omitempty"`
+	MaxTokens       int64  `json:"max_tokens,omitempty"`
+	ContextWindow   int    `json:"context_window,omitempty"`
+	SummarizeAt     int    `json:"summarize_at,omitempty"`
+	KeepToolResults int    `json:"keep_tool_results,omitempty"`
+	BaseURL         string `json:"base_url,omitempty"`
+}
+
+// Usage counts what the job has consumed so far.
+type Usage struct {
+	Steps            int   `json:"steps"`
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+// Info is the content of .agent/job.json.
+type Info struct {
+	ID         string     `json:"id"`
+	Inputs     []Input    `json:"inputs"`
+	Model      string     `json:"model,omitempty"`
+	Settings   Settings   `json:"settings"`
+	Status     Status     `json:"status"`
+	StopReason string     `json:"stop_reason,omitempty"`
+	Usage      Usage      `json:"usage"`
+	Version    string     `json:"creator_version,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+}
+
+// Paths of the job's own files, relative to the job folder.
+const (
+	InstructionsFile = "instructions.md"
+	PlanFile         = "plan.json"
+	ProgressFile     = "progress.md"
+	InfoFile         = ".agent/job.json"
+	lockFile         = ".agent/lock"
+)
+
+// folders are created with every job so that `ls` shows the layout at once.
+var folders = []string{"input", "chunks", "candidates", "requirements", "output", "notes", ".agent", ".agent/results"}
+
+// Defaults for the limits.
+const (
+	DefaultMaxWriteBytes = 5 << 20
+	DefaultMaxInputBytes = 200 << 20
+)
+
+// Job is an open job folder.
+type Job struct {
+	ID string
+	// Dir is the absolute path of the job folder, symbolic links resolved.
+	Dir string
+	// MaxWriteBytes bounds one write by a tool.
+	MaxWriteBytes int64
+
+	root   *os.Root
+	now    func() time.Time
+	infoMu sync.Mutex
+	lockMu sync.Mutex
+	lockFd *os.File
+}
+
+// ErrNoJob is returned by Open when the job folder does not exist.
+var ErrNoJob = errors.New("no such job")
+
+// ErrJobExists is returned by Create when the id is taken.
+var ErrJobExists = errors.New("job exists")
+
+// jobError is an error with a full sentence for people that still matches
+// one of the sentinel errors above with errors.Is.
+type jobError struct {
+	kind error
+	msg  string
+}
+
+func (e *jobError) Error() string        { return e.msg }
+func (e *jobError) Is(target error) bool { return target == e.kind }
+
+func errorOf(kind error, format string, a ...any) error {
+	return &jobError{kind: kind, msg: fmt.Sprintf(format, a...)}
+}
+
+// CreateOptions describe a new job.
+type CreateOptions struct {
+	ID            string   // generated when empty
+	Inputs        []string // paths of the source documents
+	Instructions  []byte   // content of instructions.md
+	Model         string
+	Settings      Settings
+	Version       string
+	MaxInputBytes int64 // default DefaultMaxInputBytes
+	Now           func() time.Time
+}
+
+// Create makes a new job folder under root and opens it. The folder is built
+// under a temporary name and renamed into place, so a failed or interrupted
+// creation never leaves a half-made job behind.
+func Create(root string, opts CreateOptions) (*Job, error) {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	id := opts.ID
+	if id == "" {
+		id = NewID(now())
+	} else if err := ValidateID(id); err != nil {
+		return nil, err
+	}
+	if len(opts.Inputs) == 0 {
+		return nil, errors.New("no input document given")
+	}
+	maxInput := opts.MaxInputBytes
+	if maxInput <= 0 {
+		maxInput = DefaultMaxInputBytes
+	}
+	names, err := checkInputs(opts.Inputs, maxInput)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the workspace root: %w", err)
+	}
+	final := filepath.Join(root, dirName(id))
+	if _, err := os.Lstat(final); err == nil {
+		return nil, errorOf(ErrJobExists, "job '%s' already exists in %s; continue it with `creator resume --job %s` or choose another id", id, root, id)
+	}
+	tmpDir, err := os.MkdirTemp(root, "."+dirName(id)+".creating-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmpDir) // a no-op once renamed into place
+
+	if err := populate(tmpDir, id, names, opts, now()); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmpDir, final); err != nil {
+		if _, serr := os.Lstat(final); serr == nil {
+			return nil, errorOf(ErrJobExists, "job '%s' already exists in %s", id, root)
+		}
+		return nil, err
+	}
+	rootDir, err := os.OpenRoot(root)
+	if err == nil {
+		err = atomicfile.SyncDir(rootDir, ".")
+		rootDir.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return open(root, id, now)
+}
+
+// checkInputs validates the source documents and returns their names in input/.
+func checkInputs(paths []string, maxBytes int64) ([]string, error) {
+	seen := map[string]string{}
+	var names []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("input document %s does not exist", p)
+			}
+			return nil, fmt.Errorf("cannot read input document: %w", err)
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("input %s is not a regular file", p)
+		}
+		if fi.Size() > maxBytes {
+			return nil, fmt.Errorf("input document %s is %s; the limit is %s", p, humanize.Bytes(fi.Size()), humanize.Bytes(maxBytes))
+		}
+		name := filepath.Base(p)
+		if strings.IndexFunc(name, unicode.IsControl) >= 0 || strings.HasPrefix(name, ".") {
+			return nil, fmt.Errorf("input document name %q cannot be used; rename the file", name)
+		}
+		if prev, dup := seen[name]; dup {
+			return nil, fmt.Errorf("two input documents are named %s (%s and %s); rename one", name, prev, p)
+		}
+		seen[name] = p
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+func populate(dir, id string, names []string, opts CreateOptions, now time.Time) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, f := range folders {
+		if err := root.Mkdir(f, 0o755); err != nil {
+			return err
+		}
+	}
+	info := Info{
+		ID:        id,
+		Model:     opts.Model,
+		Settings:  opts.Settings,
+		Status:    StatusCreated,
+		Version:   opts.Version,
+		CreatedAt: now.UTC(),
+		UpdatedAt: now.UTC(),
+	}
+	for i, src := range opts.Inputs {
+		in, err := copyInput(root, src, names[i])
+		if err != nil {
+			return err
+		}
+		info.Inputs = append(info.Inputs, in)
+	}
+	if _, err := atomicfile.WriteIn(root, InstructionsFile, bytes.NewReader(opts.Instructions), 0o644); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = atomicfile.WriteIn(root, InfoFile, bytes.NewReader(append(data, '\n')), 0o644)
+	return err
+}
+
+func copyInput(root *os.Root, src, name string) (Input, error) {
+	f, err := os.Open(src)
+	if err != nil {
+		return Input{}, fmt.Errorf("cannot read input document: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := atomicfile.WriteIn(root, path.Join("input", name), io.TeeReader(f, h), 0o444)
+	if err != nil {
+		return Input{}, fmt.Errorf("cannot copy %s into the job: %w", src, err)
+	}
+	abs, _ := filepath.Abs(src)
+	return Input{Name: name, Source: abs, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// Open opens an existing job under root.
+func Open(root, id string) (*Job, error) { return open(root, id, time.Now) }
+
+func open(root, id string, now func() time.Time) (*Job, error) {
+	if err := ValidateID(id); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(root, dirName(id))
+	real, err := filepath.EvalSymlinks(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errorOf(ErrNoJob, "no job '%s' in %s; `creator list` shows the jobs there", id, root)
+	}
+	if err != nil {
+		return nil, err
+	}
+	real, err = filepath.Abs(real)
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open job '%s': %w", id, err)
+	}
+	return &Job{ID: id, Dir: real, MaxWriteBytes: DefaultMaxWriteBytes, root: r, now: now}, nil
+}
+
+// List returns the ids of the jobs under root, oldest first by id order of
+// creation time where job.json is readable, else by id.
+func List(root string) ([]string, error) {
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	type item struct {
+		id      string
+		created time.Time
+	}
+	var items []item
+	for _, e := range entries {
+		id, ok := strings.CutPrefix(e.Name(), "job_")
+		if !ok || ValidateID(id) != nil {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(root, e.Name())); err != nil || !fi.IsDir() {
+			continue
+		}
+		it := item{id: id}
+		if data, err := os.ReadFile(filepath.Join(root, e.Name(), filepath.FromSlash(InfoFile))); err == nil {
+			var info Info
+			if json.Unmarshal(data, &info) == nil {
+				it.created = info.CreatedAt
+			}
+		}
+		items = append(items, it)
+	}
+	sort.SliceStable(items, func(a, b int) bool {
+		if !items[a].created.Equal(items[b].created) {
+			return items[a].created.Before(items[b].created)
+		}
+		return items[a].id < items[b].id
+	})
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.id
+	}
+	return ids, nil
+}
+
+// Close releases the lock, if held, and the job folder.
+func (j *Job) Close() error {
+	err := j.Unlock()
+	if cerr := j.root.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Info reads .agent/job.json.
+func (j *Job) Info() (Info, error) {
+	var info Info
+	data, err := j.root.ReadFile(InfoFile)
+	if err != nil {
+		return info, fmt.Errorf("job '%s' has no readable %s: %w", j.ID, InfoFile, err)
+	}
+	if err := json.Unmarshal(data, &info); err != nil {
+		return info, fmt.Errorf("job '%s': %s is not valid JSON: %w", j.ID, InfoFile, err)
+	}
+	return info, nil
+}
+
+// UpdateInfo changes job.json in one read-modify-write step.
+func (j *Job) UpdateInfo(change func(*Info)) (Info, error) {
+	j.infoMu.Lock()
+	defer j.infoMu.Unlock()
+	info, err := j.Info()
+	if err != nil {
+		return info, err
+	}
+	change(&info)
+	info.UpdatedAt = j.now().UTC()
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return info, err
+	}
+	return info, j.WriteInternal(InfoFile, append(data, '\n'))
+}
+
+// Now is the job's clock.
+func (j *Job) Now() time.Time { return j.now() }
+
+// ReadInternal reads a file of the job without the tools' protections; for
+// the program's own files.
+func (j *Job) ReadInternal(rel string) ([]byte, error) {
+	return j.root.ReadFile(rel)
+}
+
+// WriteInternal atomically replaces a file of the job without the tools'
+// protections; for the program's own files (plan.json, .agent/…, extracted text).
+func (j *Job) WriteInternal(rel string, data []byte) error {
+	_, err := atomicfile.WriteIn(j.root, rel, bytes.NewReader(data), 0o644)
+	return err
+}
+
+// AppendInternal appends to a log file of the job and flushes it to disk.
+func (j *Job) AppendInternal(rel string, data []byte) error {
+	if dir := path.Dir(rel); dir != "." {
+		if err := j.root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	f, err := j.root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// removeTemps deletes temporary files left by a crash during a write.
+func (j *Job) removeTemps() {
+	_ = fs.WalkDir(j.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if atomicfile.IsTemp(d.Name()) && !d.IsDir() {
+			_ = j.root.Remove(p)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,125 @@
+//go:build unix
+
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// LockedError says that another process works on the job.
+type LockedError struct {
+	ID  string
+	PID int // 0 when unknown
+}
+
+func (e *LockedError) Error() string {
+	who := "another creator process"
+	if e.PID > 0 {
+		who = fmt.Sprintf("another creator process (pid %d)", e.PID)
+	}
+	return fmt.Sprintf("job '%s' is in use by %s; wait for it to finish or stop it first", e.ID, who)
+}
+
+// lockWait is how long Lock retries before giving up, so that a brief
+// probe by `creator status` does not make a starting run fail.
+const lockWait = 300 * time.Millisecond
+
+// Lock takes the job's lock (.agent/lock, flock) for this process, or fails
+// at once with a LockedError naming the holder's pid. Taking the lock also
+// removes temporary files a crashed writer left behind.
+func (j *Job) Lock() error {
+	j.lockMu.Lock()
+	defer j.lockMu.Unlock()
+	if j.lockFd != nil {
+		return nil
+	}
+	if err := j.root.MkdirAll(".agent", 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(j.Dir, ".agent", "lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("cannot open the job lock: %w", err)
+	}
+	deadline := time.Now().Add(lockWait)
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return fmt.Errorf("cannot lock job '%s': %w", j.ID, err)
+		}
+		if time.Now().After(deadline) {
+			pid := holderPID(f)
+			f.Close()
+			return &LockedError{ID: j.ID, PID: pid}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	host, _ := os.Hostname()
+	record := fmt.Sprintf("pid %d\nhost %s\nsince %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(record), 0)
+		_ = f.Sync()
+	}
+	j.lockFd = f
+	j.removeTemps()
+	return nil
+}
+
+// Unlock releases the lock if this process holds it.
+func (j *Job) Unlock() error {
+	j.lockMu.Lock()
+	defer j.lockMu.Unlock()
+	if j.lockFd == nil {
+		return nil
+	}
+	_ = j.lockFd.Truncate(0)
+	err := syscall.Flock(int(j.lockFd.Fd()), syscall.LOCK_UN)
+	if cerr := j.lockFd.Close(); err == nil {
+		err = cerr
+	}
+	j.lockFd = nil
+	return err
+}
+
+// Holder tells whether some process holds the job's lock, and its pid when
+// known. It does not disturb the holder.
+func (j *Job) Holder() (pid int, held bool) {
+	j.lockMu.Lock()
+	mine := j.lockFd != nil
+	j.lockMu.Unlock()
+	if mine {
+		return os.Getpid(), true
+	}
+	f, err := os.Open(filepath.Join(j.Dir, ".agent", "lock"))
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return holderPID(f), true
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return 0, false
+}
+
+func holderPID(f *os.File) int {
+	buf := make([]byte, 256)
+	n, _ := f.ReadAt(buf, 0)
+	for _, line := range strings.Split(string(buf[:n]), "\n") {
+		if v, ok := strings.CutPrefix(line, "pid "); ok {
+			pid, _ := strconv.Atoi(strings.TrimSpace(v))
+			return pid
+		}
+	}
+	return 0
+}
