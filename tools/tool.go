@@ -1,0 +1,332 @@
+// Package tools defines the agent's tools: the Tool interface, a registry,
+// typed tools whose JSON schema is derived from a Go struct and whose
+// arguments are validated before the handler runs, and the workspace and
+// planning tools themselves.
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Tool is one function the model can call.
+type Tool interface {
+	Name() string
+	Description() string
+	// Schema is the JSON Schema of the arguments object.
+	Schema() json.RawMessage
+	// Call runs the tool. The result is text for the model; an error is
+	// shown to the model as a tool error.
+	Call(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+// ArgumentError means the model sent arguments the tool cannot take. Its
+// message says what to send instead.
+type ArgumentError struct {
+	Tool    string
+	Problem string
+	Expect  string // the expected arguments, e.g. {"path": string, "offset"?: integer}
+}
+
+func (e *ArgumentError) Error() string {
+	return fmt.Sprintf("invalid arguments for %s: %s. Send %s", e.Tool, e.Problem, e.Expect)
+}
+
+// PanicError is a handler that panicked, turned into an error. Stack is
+// kept for the logs; the model only sees the message.
+type PanicError struct {
+	Tool  string
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("internal error in %s (%v); the call had no effect you can rely on — check the files it touches, then try another way", e.Tool, e.Value)
+}
+
+// Func makes a Tool from a handler that takes its arguments as the struct A.
+// The schema comes from A's fields: `json` tags name them (omitempty marks
+// optional ones) and `jsonschema` tags describe them. It panics if A cannot
+// be described by a schema, which is a programming error.
+func Func[A any](name, description string, handler func(ctx context.Context, args A) (string, error)) Tool {
+	schema, err := jsonschema.For[A](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", name, err))
+	}
+	dropNull(schema)
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", name, err))
+	}
+	raw, err := marshalSchema(schema)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", name, err))
+	}
+	return &funcTool[A]{
+		name:        name,
+		description: description,
+		schema:      raw,
+		resolved:    resolved,
+		expect:      signature(schema),
+		optional:    optionalFields(schema),
+		handler:     handler,
+	}
+}
+
+func optionalFields(s *jsonschema.Schema) map[string]bool {
+	opt := map[string]bool{}
+	for name := range s.Properties {
+		opt[name] = true
+	}
+	for _, r := range s.Required {
+		delete(opt, r)
+	}
+	return opt
+}
+
+type funcTool[A any] struct {
+	name, description string
+	schema            json.RawMessage
+	resolved          *jsonschema.Resolved
+	expect            string
+	optional          map[string]bool
+	handler           func(context.Context, A) (string, error)
+}
+
+func (t *funcTool[A]) Name() string            { return t.name }
+func (t *funcTool[A]) Description() string     { return t.description }
+func (t *funcTool[A]) Schema() json.RawMessage { return t.schema }
+
+func (t *funcTool[A]) Call(ctx context.Context, raw json.RawMessage) (result string, err error) {
+	defer recoverInto(t.name, &err)
+	args, err := t.decode(raw)
+	if err != nil {
+		return "", err
+	}
+	return t.handler(ctx, args)
+}
+
+// decode validates raw against the schema and fills A.
+func (t *funcTool[A]) decode(raw json.RawMessage) (A, error) {
+	var args A
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}") // some servers send nothing for tools without parameters
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return args, t.argError("they are not valid JSON (%s)", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return args, t.argError("they must be a JSON object, not %s", jsonKind(v))
+	}
+	for k, v := range obj {
+		if v == nil && t.optional[k] {
+			delete(obj, k) // null for an optional field means "not given"
+		}
+	}
+	if err := t.resolved.Validate(obj); err != nil {
+		return args, t.argError("%s", explain(err))
+	}
+	// Decode from the validated value re-encoded, so that 10.0 fills an int.
+	normal, err := json.Marshal(obj)
+	if err == nil {
+		err = json.Unmarshal(normal, &args)
+	}
+	if err != nil {
+		return args, t.argError("%s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return args, nil
+}
+
+func (t *funcTool[A]) argError(format string, a ...any) error {
+	return &ArgumentError{Tool: t.name, Problem: fmt.Sprintf(format, a...), Expect: t.expect}
+}
+
+// recoverInto turns a panic in a tool into a PanicError.
+func recoverInto(tool string, err *error) {
+	if v := recover(); v != nil {
+		*err = &PanicError{Tool: tool, Value: v, Stack: debug.Stack()}
+	}
+}
+
+var (
+	reMissing    = regexp.MustCompile(`required: missing properties: \[(.*)\]`)
+	reAdditional = regexp.MustCompile(`unexpected additional properties \[(.*)\]`)
+	reLocation   = regexp.MustCompile(`validating (/[^:\s]*):`)
+	reType       = regexp.MustCompile(`type: (.*) has type "(\w+)", want "(\w+)"`)
+)
+
+// explain rewrites a schema validation error as a short sentence, naming
+// nested fields as citations[].quote.
+func explain(err error) string {
+	msg := err.Error()
+	field := ""
+	if m := reLocation.FindAllStringSubmatch(msg, -1); len(m) > 0 {
+		field = fieldPath(m[len(m)-1][1])
+	}
+	in := ""
+	if field != "" {
+		in = " in " + field
+	}
+	switch {
+	case reMissing.MatchString(msg):
+		return "missing required " + fieldList(reMissing.FindStringSubmatch(msg)[1]) + in
+	case reAdditional.MatchString(msg):
+		return "unknown " + fieldList(reAdditional.FindStringSubmatch(msg)[1]) + in
+	case reType.MatchString(msg):
+		m := reType.FindStringSubmatch(msg)
+		if field != "" {
+			return fmt.Sprintf("field %q must be %s, not %s", field, article(m[3]), article(m[2]))
+		}
+		return fmt.Sprintf("value must be %s, not %s", article(m[3]), article(m[2]))
+	}
+	if i := strings.LastIndex(msg, ": "); i >= 0 && field != "" {
+		return fmt.Sprintf("field %q: %s", field, msg[i+2:])
+	}
+	return msg
+}
+
+// fieldPath turns a schema location such as
+// /properties/citations/items/properties/quote into citations[].quote.
+func fieldPath(loc string) string {
+	var b strings.Builder
+	parts := strings.Split(strings.TrimPrefix(loc, "/"), "/")
+	for i := 0; i < len(parts); i++ {
+		switch parts[i] {
+		case "properties":
+			if i+1 < len(parts) {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(parts[i+1])
+				i++
+			}
+		case "items":
+			b.WriteString("[]")
+		}
+	}
+	return b.String()
+}
+
+// fieldList turns `"a" "b"` or `"a", "b"` into `field "a"` / `fields "a", "b"`.
+func fieldList(quoted string) string {
+	names := strings.FieldsFunc(quoted, func(r rune) bool { return r == ' ' || r == ',' })
+	if len(names) == 1 {
+		return "field " + names[0]
+	}
+	return "fields " + strings.Join(names, ", ")
+}
+
+func article(typ string) string {
+	switch typ {
+	case "integer", "array", "object":
+		return "an " + typ
+	case "null":
+		return "null"
+	}
+	return "a " + typ
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
+}
+
+// signature renders the expected arguments compactly for error messages:
+// {"path": string, "offset"?: integer}. Optional fields carry a "?".
+func signature(s *jsonschema.Schema) string {
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	names := s.PropertyOrder
+	if len(names) == 0 {
+		for n := range s.Properties {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return "{} (no arguments)"
+	}
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		p := s.Properties[n]
+		opt := "?"
+		if required[n] {
+			opt = ""
+		}
+		parts = append(parts, fmt.Sprintf("%q%s: %s", n, opt, typeName(p)))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func typeName(s *jsonschema.Schema) string {
+	if s == nil {
+		return "any"
+	}
+	t := s.Type
+	if t == "" && len(s.Types) > 0 {
+		t = strings.Join(s.Types, "|")
+	}
+	switch t {
+	case "array":
+		return "[" + typeName(s.Items) + "]"
+	case "object":
+		if len(s.Properties) > 0 {
+			return signature(s)
+		}
+	case "":
+		return "any"
+	}
+	return t
+}
+
+// marshalSchema encodes a schema for the model. Objects always carry a
+// "properties" member, which some servers insist on even when it is empty.
+func marshalSchema(s *jsonschema.Schema) (json.RawMessage, error) {
+	if s.Type == "object" && s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Contains(data, []byte(`"properties"`)) {
+		data = append(data[:len(data)-1], []byte(`,"properties":{}}`)...)
+	}
+	return data, nil
+}
+
+// dropNull turns the ["null", T] types that slices and pointers get into
+// plain T: the model should send a value or leave the field out.
+func dropNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	dropNull(s.Items)
+	dropNull(s.AdditionalProperties)
+	for _, p := range s.Properties {
+		dropNull(p)
+	}
+}
