@@ -1,0 +1,59 @@
+# creator — build, test and check.
+#
+#   make demo    build and run a job on the bundled sample document
+#   make test    vet and run all tests (the CI entry point, see .ci/run)
+#   make lint    go vet, gofmt and staticcheck
+#   make fuzz    run each fuzz target briefly
+#   make bench   run the benchmarks
+
+GO        ?= go
+BIN       := $(CURDIR)/bin
+VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+FUZZTIME  ?= 50000x
+SAMPLE    := testdata/sample/retention-policy.md
+STATICCHECK_VERSION := v0.8.2
+
+.PHONY: all build demo test race lint fuzz bench clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/creator ./cmd/creator
+
+# The README's first command: a real job on the project's own sample.
+demo: build
+	$(BIN)/creator run --workspace $(CURDIR)/jobs $(SAMPLE)
+
+test:
+	$(GO) vet ./...
+	$(GO) test ./...
+	@$(MAKE) --no-print-directory race
+
+# The race detector needs cgo and a C compiler; without one it is skipped, not failed.
+race:
+	@if command -v $$($(GO) env CC) >/dev/null 2>&1 && [ "$$($(GO) env CGO_ENABLED)" = 1 ]; then \
+		echo "$(GO) test -race ./workspace/... ./planner/... ./tools/... ./internal/..."; \
+		$(GO) test -race ./workspace/... ./planner/... ./tools/... ./internal/...; \
+	else \
+		echo "skipping go test -race: no C compiler for cgo"; \
+	fi
+
+lint: $(BIN)/staticcheck
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+	$(BIN)/staticcheck ./...
+
+$(BIN)/staticcheck:
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+# Count-based fuzz limits: duration-based ones hit a coordinator race in Go 1.26
+# (go.dev/issue/75804) that reports "context deadline exceeded" without a crasher.
+fuzz:
+	$(GO) test ./workspace/ -run '^$$' -fuzz '^FuzzResolve$$' -fuzztime $(FUZZTIME)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,31 @@
+// Command creator extracts citation-backed requirements from documents with
+// one self-directing agent that works inside a per-job folder on disk.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	os.Exit(mainRun())
+}
+
+// mainRun runs the command line with the process's arguments and streams,
+// under a context that Ctrl-C and SIGTERM cancel.
+func mainRun() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return execute(ctx, os.Args[1:], systemStreams())
+}
+
+// execute runs one command line and returns the process exit code. It is
+// the one place where errors become exit codes and messages.
+func execute(ctx context.Context, args []string, streams *IOStreams) int {
+	root := newRootCmd(streams)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	return report(ctx, streams, err)
+}

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"creator/planner"
+	"creator/templates"
+	"creator/tools"
+	"creator/workspace"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"creator": func() { os.Exit(mainRun()) },
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv(workspace.RootEnv, filepath.Join(env.WorkDir, "ws"))
+			return nil
+		},
+	})
+}
+
+// cli runs one command line in-process and returns its exit code and output.
+func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = execute(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	ws := t.TempDir()
+	cases := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"version"}, exitOK, ""},
+		{[]string{"--help"}, exitOK, ""},
+		{[]string{"bogus"}, exitUsage, `unknown command "bogus"`},
+		{[]string{"status", "--bogus"}, exitUsage, "unknown flag: --bogus"},
+		{[]string{"version", "extra"}, exitUsage, "unknown command \"extra\""},
+		{[]string{"run"}, exitUsage, "give the document(s) to process"},
+		{[]string{"run", "--max-steps", "many", "doc.pdf"}, exitUsage, "invalid argument \"many\""},
+		{[]string{"run", "doc.pdf"}, exitUsage, "'creator run' is not available in this version yet"},
+		{[]string{"resume"}, exitUsage, "--job is required"},
+		{[]string{"resume", "--job", "x"}, exitUsage, "not available"},
+		{[]string{"export", "--job", "x"}, exitUsage, "not available"},
+		{[]string{"extract", "doc.pdf"}, exitUsage, "not available"},
+		{[]string{"status", "--job", "../x"}, exitUsage, "invalid job id"},
+		{[]string{"status", "--job", "missing", "--workspace", ws}, exitFailure, "no job 'missing' in " + ws},
+		{[]string{"list", "--workspace", ws}, exitOK, "no jobs in " + ws},
+	}
+	for _, c := range cases {
+		code, _, stderr := cli(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.stderr) {
+			t.Errorf("creator %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), code, stderr, c.code, c.stderr)
+		}
+	}
+}
+
+func TestInterruptedExitCode(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var errOut bytes.Buffer
+	code := report(ctx, &IOStreams{ErrOut: &errOut}, context.Canceled)
+	if code != exitInterrupted || !strings.Contains(errOut.String(), "interrupted") {
+		t.Fatalf("canceled run: exit %d, %q", code, errOut.String())
+	}
+	if code := exitCode(context.Background(), &exitError{code: exitIncomplete, err: context.DeadlineExceeded}); code != exitIncomplete {
+		t.Fatalf("explicit exit code lost: %d", code)
+	}
+}
+
+// fixture builds a workspace with three jobs in different states.
+func fixture(t *testing.T) (root string, locked *workspace.Job) {
+	t.Helper()
+	root = filepath.Join(t.TempDir(), "ws")
+	doc := filepath.Join(t.TempDir(), "policy.txt")
+	os.WriteFile(doc, []byte("Records must be kept for ten years.\n"), 0o644)
+	base := time.Date(2026, 11, 21, 5, 0, 0, 0, time.UTC)
+	mk := func(id string, offset time.Duration) *workspace.Job {
+		clock := base.Add(offset)
+		now := func() time.Time { clock = clock.Add(time.Second); return clock }
+		j, err := workspace.Create(root, workspace.CreateOptions{ID: id, Inputs: []string{doc}, Instructions: templates.Instructions, Model: "builtin", Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := planner.New(j, now)
+		p.Write([]string{"Read instructions.md", "Extract the text", "Save the requirements"})
+		p.Complete(1, "read")
+		p.Start(2)
+		return j
+	}
+	done := mk("done", 0)
+	p := planner.New(done, func() time.Time { return base.Add(time.Minute) })
+	p.Complete(2, "")
+	p.Complete(3, "")
+	os.MkdirAll(filepath.Join(done.Dir, "requirements", "req_001"), 0o755)
+	os.WriteFile(filepath.Join(done.Dir, "requirements", "req_001", "final.json"), []byte("{}"), 0o644)
+	setInfo(t, done, workspace.StatusCompleted, 12, 5000, 700)
+
+	killed := mk("killed", time.Hour)
+	setInfo(t, killed, workspace.StatusRunning, 4, 2000, 100) // recorded running, but no process holds it
+
+	busy := mk("busy", 2*time.Hour)
+	setInfo(t, busy, workspace.StatusRunning, 2, 900, 50)
+	for _, j := range []*workspace.Job{done, killed, busy} {
+		j.Close()
+	}
+	// Another handle holds the lock, as a running process would.
+	locked, err := workspace.Open(root, "busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := locked.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { locked.Close() })
+	return root, locked
+}
+
+func setInfo(t *testing.T, j *workspace.Job, status workspace.Status, steps int, in, out int64) {
+	t.Helper()
+	if _, err := j.UpdateInfo(func(i *workspace.Info) {
+		i.Status = status
+		i.Usage = workspace.Usage{Steps: steps, PromptTokens: in, CompletionTokens: out}
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStatusJSONGolden(t *testing.T) {
+	root, _ := fixture(t)
+	for _, c := range []struct {
+		golden string
+		args   []string
+	}{
+		{"status_done.json", []string{"status", "--job", "done", "--json"}},
+		{"status_killed.json", []string{"status", "--job", "killed", "--json"}},
+		{"list.json", []string{"list", "--json"}},
+	} {
+		code, stdout, stderr := cli(t, append(c.args, "--workspace", root)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		got := normalize(stdout, root)
+		path := filepath.Join("testdata", "golden", c.golden)
+		if *update {
+			os.MkdirAll(filepath.Dir(path), 0o755)
+			os.WriteFile(path, []byte(got), 0o644)
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run the test with -update to create it)", err)
+		}
+		if got != string(want) {
+			t.Errorf("%v output differs from %s:\n%s", c.args, path, got)
+		}
+	}
+}
+
+// normalize replaces what differs between runs: the folder and the pid.
+func normalize(s, root string) string {
+	s = strings.ReplaceAll(s, root, "$ROOT")
+	return regexp.MustCompile(`"pid": \d+`).ReplaceAllString(s, `"pid": "$$PID"`)
+}
+
+func TestStatusStates(t *testing.T) {
+	root, _ := fixture(t)
+	clock = func() time.Time { return time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC) }
+	defer func() { clock = time.Now }()
+
+	_, out, _ := cli(t, "status", "--job", "killed", "--workspace", root)
+	for _, want := range []string{
+		"State         interrupted\n",
+		"Input         policy.txt (36 bytes)\n",
+		"Tokens        2,000 prompt + 100 completion\n",
+		"Plan          1 of 3 tasks completed\n",
+		"  [x] 1. Read instructions.md\n  [>] 2. Extract the text\n  [ ] 3. Save the requirements\n",
+		"Continue with: creator resume --job killed\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status of an interrupted job lacks %q:\n%s", want, out)
+		}
+	}
+	_, out, _ = cli(t, "status", "--job", "busy", "--workspace", root)
+	if !strings.Contains(out, "State         running (pid ") || strings.Contains(out, "Continue with") {
+		t.Errorf("status of a running job:\n%s", out)
+	}
+	_, out, _ = cli(t, "list", "--workspace", root)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "ID") ||
+		!strings.Contains(lines[1], "done    completed    policy.txt  3/3    1     5,700") ||
+		!strings.Contains(lines[2], "killed  interrupted") || !strings.Contains(lines[3], "busy    running") {
+		t.Errorf("list:\n%s", out)
+	}
+	// status without --job is the list.
+	_, out2, _ := cli(t, "status", "--workspace", root)
+	if out2 != out {
+		t.Errorf("status without --job differs from list:\n%s", out2)
+	}
+}
+
+func TestBrokenJobIsShown(t *testing.T) {
+	root, _ := fixture(t)
+	os.WriteFile(filepath.Join(root, "job_killed", ".agent", "job.json"), []byte("{"), 0o644)
+	code, out, _ := cli(t, "list", "--json", "--workspace", root)
+	if code != 0 || !strings.Contains(out, `"state": "broken"`) || !strings.Contains(out, "not valid JSON") {
+		t.Fatalf("broken job: exit %d\n%s", code, out)
+	}
+}
+
+// The guide given to the agent names every tool it has.
+func TestInstructionsNameEveryTool(t *testing.T) {
+	root := t.TempDir()
+	doc := filepath.Join(root, "d.txt")
+	os.WriteFile(doc, []byte("x"), 0o644)
+	j, err := workspace.Create(filepath.Join(root, "ws"), workspace.CreateOptions{ID: "x", Inputs: []string{doc}, Instructions: templates.Instructions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	all := append(tools.WorkspaceTools(j), tools.PlanningTools(planner.New(j, nil), nil, nil)...)
+	for _, tool := range all {
+		if !bytes.Contains(templates.Instructions, []byte("`"+tool.Name()+"(")) {
+			t.Errorf("instructions.md does not mention %s", tool.Name())
+		}
+	}
+	got, _ := os.ReadFile(filepath.Join(j.Dir, "instructions.md"))
+	if !bytes.Equal(got, templates.Instructions) {
+		t.Error("the job's instructions.md is not the template")
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"creator/workspace"
+)
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	streams   *IOStreams
+	workspace string // --workspace
+	now       func() time.Time
+}
+
+// clock is the time source of the commands; tests fix it.
+var clock = time.Now
+
+// root resolves the folder that holds the jobs.
+func (g *globalOptions) root() (string, error) {
+	return workspace.ResolveRoot(g.workspace, workspace.SystemEnvironment())
+}
+
+func newRootCmd(streams *IOStreams) *cobra.Command {
+	g := &globalOptions{streams: streams, now: clock}
+	cmd := &cobra.Command{
+		Use:   "creator",
+		Short: "Extract citation-backed requirements from documents",
+		Long: `creator turns documents (regulations, standards, specifications, contracts)
+into a list of atomic, testable requirements, each with a verbatim citation.
+
+One agent works inside a job folder: it reads instructions.md, writes its own
+plan, works through the document chunk by chunk and writes every result to a
+file. Watch a job with cat and ls; an interrupted job resumes where it stopped.
+
+Jobs live under the workspace root: --workspace, else $CREATOR_WORKSPACE,
+else /workspace inside a container, else ./workspace.`,
+		Example: `  creator run --job gobd GoBD.pdf
+  creator status --job gobd
+  creator resume --job gobd
+  creator export --job gobd --format csv -o gobd.csv`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf("unknown command %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	cmd.SetOut(streams.Out)
+	cmd.SetErr(streams.ErrOut)
+	cmd.SetIn(streams.In)
+	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageErrorf("%v (see 'creator %s --help')", err, cmd.Name())
+	})
+	cmd.PersistentFlags().StringVar(&g.workspace, "workspace", "", "folder that holds the jobs (env "+workspace.RootEnv+")")
+
+	cmd.AddCommand(
+		newRunCmd(g),
+		newResumeCmd(g),
+		newStatusCmd(g),
+		newListCmd(g),
+		newExportCmd(g),
+		newExtractCmd(g),
+		newVersionCmd(g),
+	)
+	return cmd
+}
+
+// args wraps a cobra argument check so that its failure is a usage error.
+func args(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if err := check(cmd, a); err != nil {
+			return usageErrorf("%v (see 'creator %s --help')", err, cmd.Name())
+		}
+		return nil
+	}
+}
+
+// openJob opens a job by id under the workspace root.
+func (g *globalOptions) openJob(id string) (*workspace.Job, error) {
+	if id == "" {
+		return nil, usageErrorf("--job is required")
+	}
+	if err := workspace.ValidateID(id); err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	root, err := g.root()
+	if err != nil {
+		return nil, err
+	}
+	return workspace.Open(root, id)
+}

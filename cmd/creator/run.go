@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+)
+
+// runOptions are the flags of run and resume (DESIGN.md).
+type runOptions struct {
+	*globalOptions
+	jobID           string
+	documents       []string
+	maxSteps        int
+	maxTokens       int64
+	contextWindow   int
+	summarizeAt     int
+	keepToolResults int
+	model           string
+	baseURL         string
+	apiKey          string
+	quiet, verbose  bool
+}
+
+// Defaults of the run flags.
+const (
+	defaultMaxSteps        = 500
+	defaultContextWindow   = 128000
+	defaultSummarizeAt     = 80000
+	defaultKeepToolResults = 5
+)
+
+func addRunFlags(cmd *cobra.Command, o *runOptions) {
+	f := cmd.Flags()
+	f.IntVar(&o.maxSteps, "max-steps", envInt("CREATOR_MAX_STEPS", defaultMaxSteps), "stop after this many model calls (env CREATOR_MAX_STEPS); the job stays resumable")
+	f.Int64Var(&o.maxTokens, "max-tokens", 0, "stop when prompt+completion tokens of the job reach this total (0: no limit)")
+	f.IntVar(&o.contextWindow, "context-window", defaultContextWindow, "the model's context window in tokens")
+	f.IntVar(&o.summarizeAt, "summarize-at", defaultSummarizeAt, "summarise older turns when the prompt passes this many tokens")
+	f.IntVar(&o.keepToolResults, "keep-tool-results", defaultKeepToolResults, "number of recent tool results kept whole in the prompt")
+	f.StringVar(&o.model, "model", "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")
+	f.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible server URL (env CREATOR_BASE_URL or OPENAI_BASE_URL)")
+	f.StringVar(&o.apiKey, "api-key", "", "API key (env OPENAI_API_KEY); never written to the job")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print the model's reasoning and each tool call")
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func newRunCmd(g *globalOptions) *cobra.Command {
+	o := &runOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "run [--job ID] [flags] DOCUMENT...",
+		Short: "Create a job for the documents and run it to completion",
+		Long: `Create a job folder for the documents and run the agent until its plan is
+complete and output/requirements.json is valid.
+
+Exit codes: 0 done; 1 error; 2 usage; 3 stopped before completion (step or
+budget limit, repeated tool failure) and resumable; 130 interrupted and
+resumable. On 3 and 130, continue with 'creator resume --job ID'.`,
+		Example: `  creator run policy.pdf
+  creator run --job gobd --model gpt-4.1 GoBD.pdf
+  creator run --job rfc --max-steps 200 rfc9000.txt`,
+		Args: func(cmd *cobra.Command, docs []string) error {
+			if len(docs) == 0 {
+				return usageErrorf("give the document(s) to process, e.g. 'creator run policy.pdf'")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, docs []string) error {
+			o.documents = docs
+			return notAvailable("run")
+		},
+	}
+	cmd.Flags().StringVar(&o.jobID, "job", "", "job id (letters, digits, '.', '_', '-'); generated when not given")
+	addRunFlags(cmd, o)
+	return cmd
+}
+
+func newResumeCmd(g *globalOptions) *cobra.Command {
+	o := &runOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "resume --job ID [flags]",
+		Short: "Continue an interrupted, stopped or failed job",
+		Long: `Continue a job from its folder: the conversation is rebuilt from the job's
+transcript, interrupted tool calls are answered, and the agent goes on.
+Resuming a completed job does nothing and exits 0.`,
+		Example: `  creator resume --job gobd
+  creator resume --job gobd --max-steps 1000`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.jobID == "" {
+				return usageErrorf("--job is required")
+			}
+			return notAvailable("resume")
+		},
+	}
+	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job to continue")
+	addRunFlags(cmd, o)
+	return cmd
+}
+
+func newExportCmd(g *globalOptions) *cobra.Command {
+	var jobID, format, output string
+	cmd := &cobra.Command{
+		Use:   "export --job ID --format json|csv|md|reqif [-o FILE]",
+		Short: "Write a job's requirements in another format",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if jobID == "" {
+				return usageErrorf("--job is required")
+			}
+			return notAvailable("export")
+		},
+	}
+	cmd.Flags().StringVar(&jobID, "job", "", "id of the job")
+	cmd.Flags().StringVar(&format, "format", "json", "json, csv, md or reqif")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default: stdout)")
+	return cmd
+}
+
+func newExtractCmd(g *globalOptions) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "extract DOCUMENT [-o FILE]",
+		Short: "Print a document's text as the agent gets it",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return notAvailable("extract")
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default: stdout)")
+	return cmd
+}
+
+// notAvailable is the honest answer of a command this build cannot perform yet.
+func notAvailable(name string) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf("'creator %s' is not available in this version yet", name)}
+}
