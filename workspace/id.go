@@ -5,15 +5,17 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 )
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // ValidateID checks a job id against the allowed form [A-Za-z0-9._-]{1,64}.
+// An id may not start with '-', where it would be taken for a flag.
 func ValidateID(id string) error {
-	if !idPattern.MatchString(id) {
-		return fmt.Errorf("invalid job id %q: use 1 to 64 letters, digits, '.', '_' or '-'", id)
+	if !idPattern.MatchString(id) || strings.HasPrefix(id, "-") {
+		return fmt.Errorf("invalid job id %q: use 1 to 64 letters, digits, '.', '_' or '-', not starting with '-'", id)
 	}
 	return nil
 }

@@ -92,6 +92,7 @@ func TestCreateRefusesBadInput(t *testing.T) {
 	}{
 		{"bad id", CreateOptions{ID: "a/b", Inputs: []string{doc}}, "invalid job id"},
 		{"id too long", CreateOptions{ID: strings.Repeat("x", 65), Inputs: []string{doc}}, "invalid job id"},
+		{"id like a flag", CreateOptions{ID: "--verbose", Inputs: []string{doc}}, "not starting with '-'"},
 		{"no input", CreateOptions{ID: "x"}, "no input document"},
 		{"missing input", CreateOptions{ID: "x", Inputs: []string{filepath.Join(root, "nope.pdf")}}, "does not exist"},
 		{"folder as input", CreateOptions{ID: "x", Inputs: []string{other}}, "not a regular file"},
