@@ -1,0 +1,284 @@
+// Package fakellm is an OpenAI-compatible chat-completions server for tests.
+// A handler decides each answer, including faults (rate limits, server
+// errors, hangs, cut-off bodies); every request is checked for protocol
+// validity, and violations are collected for the test to assert on.
+package fakellm
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"creator/internal/llm"
+)
+
+// Request is what the model was sent.
+type Request struct {
+	N             int // 1 for the first request
+	Model         string
+	System        string
+	Messages      []llm.Message
+	Tools         []string
+	Authorization string
+	Raw           []byte
+}
+
+// Reply is the answer to one request: a normal answer, or a fault.
+type Reply struct {
+	Content          string
+	Reasoning        string
+	ToolCalls        []llm.ToolCall
+	FinishReason     string // default "tool_calls" or "stop"
+	PromptTokens     int
+	CompletionTokens int
+	CachedTokens     int
+
+	Status    int               // non-zero: answer with this HTTP status and Body
+	Header    map[string]string // extra response headers (e.g. Retry-After)
+	Body      string            // raw body for Status, or a replacement body
+	Delay     time.Duration     // wait before answering
+	Hang      bool              // never answer; wait until the client gives up
+	CutOff    bool              // send half of the body, then close the connection
+	NoChoices bool              // answer with an empty choices list
+}
+
+// Handler decides the reply to a request.
+type Handler func(Request) Reply
+
+// Server is a running fake server.
+type Server struct {
+	*httptest.Server
+	handler Handler
+
+	mu         sync.Mutex
+	requests   []Request
+	violations []string
+	hooks      []func(Request)
+}
+
+// New starts a server; URL() gives its base URL for clients.
+func New(h Handler) *Server {
+	s := &Server{handler: h}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL is the base URL to configure a client with.
+func (s *Server) URL() string { return s.Server.URL + "/v1" }
+
+// Requests returns the requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Violations lists protocol errors seen in requests.
+func (s *Server) Violations() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.violations...)
+}
+
+// OnRequest registers a function called as each request arrives, before it
+// is answered.
+func (s *Server) OnRequest(f func(Request)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hooks = append(s.hooks, f)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/chat/completions") || r.Method != http.MethodPost {
+		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
+		return
+	}
+	raw, _ := io.ReadAll(r.Body)
+	var body openai.ChatCompletionRequest
+	if err := json.Unmarshal(raw, &body); err != nil {
+		s.violate("request is not valid JSON: %v", err)
+		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	req := Request{Model: body.Model, Authorization: r.Header.Get("Authorization"), Raw: raw}
+	for _, m := range body.Messages {
+		if m.Role == openai.ChatMessageRoleSystem {
+			req.System = m.Content
+			continue
+		}
+		lm := llm.Message{Role: llm.Role(m.Role), Content: m.Content, Reasoning: m.ReasoningContent, ToolCallID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			lm.ToolCalls = append(lm.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
+		req.Messages = append(req.Messages, lm)
+	}
+	for _, t := range body.Tools {
+		if t.Function != nil {
+			req.Tools = append(req.Tools, t.Function.Name)
+		}
+	}
+	if err := llm.Validate(req.Messages); err != nil {
+		s.violate("request %d: %v", len(s.Requests())+1, err)
+	}
+	s.mu.Lock()
+	req.N = len(s.requests) + 1
+	s.requests = append(s.requests, req)
+	hooks := append([]func(Request){}, s.hooks...)
+	s.mu.Unlock()
+	for _, h := range hooks {
+		h(req)
+	}
+
+	reply := s.handler(req)
+	if reply.Delay > 0 {
+		select {
+		case <-time.After(reply.Delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if reply.Hang {
+		<-r.Context().Done()
+		return
+	}
+	for k, v := range reply.Header {
+		w.Header().Set(k, v)
+	}
+	if reply.Status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(reply.Status)
+		io.WriteString(w, reply.Body)
+		return
+	}
+	data := reply.Body
+	if data == "" {
+		data = encode(body.Model, reply)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if reply.CutOff {
+		// Promise the whole body, send half, then drop the connection.
+		w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+		io.WriteString(w, data[:len(data)/2])
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+			}
+		}
+		return
+	}
+	io.WriteString(w, data)
+}
+
+func (s *Server) violate(format string, a ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.violations = append(s.violations, fmt.Sprintf(format, a...))
+}
+
+func encode(model string, r Reply) string {
+	finish := r.FinishReason
+	if finish == "" {
+		finish = "stop"
+		if len(r.ToolCalls) > 0 {
+			finish = "tool_calls"
+		}
+	}
+	type fn struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	type call struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}
+	msg := map[string]any{"role": "assistant", "content": r.Content}
+	if r.Reasoning != "" {
+		msg["reasoning_content"] = r.Reasoning
+	}
+	if len(r.ToolCalls) > 0 {
+		calls := make([]call, len(r.ToolCalls))
+		for i, tc := range r.ToolCalls {
+			calls[i] = call{ID: tc.ID, Type: "function", Function: fn{Name: tc.Name, Arguments: tc.Arguments}}
+		}
+		msg["tool_calls"] = calls
+	}
+	choices := []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}
+	if r.NoChoices {
+		choices = []any{}
+	}
+	usage := map[string]any{"prompt_tokens": r.PromptTokens, "completion_tokens": r.CompletionTokens, "total_tokens": r.PromptTokens + r.CompletionTokens}
+	if r.CachedTokens > 0 {
+		usage["prompt_tokens_details"] = map[string]any{"cached_tokens": r.CachedTokens}
+	}
+	data, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
+		"choices": choices, "usage": usage,
+	})
+	return string(data)
+}
+
+// Call is a convenience for building tool calls in replies.
+func Call(id, name, args string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Name: name, Arguments: args}
+}
+
+// Script answers like a model following a fixed plan: each step is the tool
+// calls of one answer. The next step is decided from the conversation, as a
+// real model would: the first step whose calls have not all been answered.
+// Calls answered as interrupted (after a crash and resume) count as not
+// answered, so that step is repeated. After the last step the model says it
+// is done, without tool calls. Call ids are s<step>_<n>.
+func Script(steps ...[]llm.ToolCall) Handler {
+	return func(r Request) Reply {
+		done := map[int]bool{}
+		results := map[string]string{}
+		for _, m := range r.Messages {
+			if m.Role == llm.RoleTool {
+				results[m.ToolCallID] = m.Content
+			}
+		}
+		for _, m := range r.Messages {
+			if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
+				continue
+			}
+			var k int
+			if _, err := fmt.Sscanf(m.ToolCalls[0].ID, "s%d_", &k); err != nil {
+				continue
+			}
+			complete := true
+			for _, tc := range m.ToolCalls {
+				res, ok := results[tc.ID]
+				if !ok || strings.HasPrefix(res, "error: this call was interrupted") || strings.HasPrefix(res, "error: not run") {
+					complete = false
+				}
+			}
+			if complete {
+				done[k] = true
+			}
+		}
+		tokens := len(r.Raw) / 4
+		for k := 1; k <= len(steps); k++ {
+			if done[k] {
+				continue
+			}
+			calls := make([]llm.ToolCall, len(steps[k-1]))
+			for i, tc := range steps[k-1] {
+				tc.ID = fmt.Sprintf("s%d_%d", k, i+1)
+				calls[i] = tc
+			}
+			return Reply{ToolCalls: calls, PromptTokens: tokens, CompletionTokens: 20}
+		}
+		return Reply{Content: "All tasks are done.", PromptTokens: tokens, CompletionTokens: 5}
+	}
+}

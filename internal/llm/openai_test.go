@@ -1,0 +1,196 @@
+package llm_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"creator/internal/fakellm"
+	"creator/internal/llm"
+)
+
+// sleeps records the waits between attempts instead of waiting.
+type sleeps struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.d = append(s.d, d)
+	return ctx.Err()
+}
+
+func client(url string, s *sleeps) *llm.Client {
+	return llm.NewClient(llm.ClientConfig{BaseURL: url, APIKey: "sk-test-secret", Model: "m", Timeout: 300 * time.Millisecond, Sleep: s.sleep, SendReasoning: true})
+}
+
+var req = llm.Request{System: "sys", Messages: []llm.Message{{Role: llm.RoleUser, Content: "go"}},
+	Tools: []llm.ToolDef{{Name: "read_plan", Description: "d", Parameters: []byte(`{"type":"object","properties":{}}`)}}}
+
+// script answers request n with replies[n-1] (the last one repeats).
+func script(replies ...fakellm.Reply) fakellm.Handler {
+	return func(r fakellm.Request) fakellm.Reply {
+		return replies[min(r.N, len(replies))-1]
+	}
+}
+
+var ok = fakellm.Reply{Content: "fine", Reasoning: "thinking", ToolCalls: []llm.ToolCall{fakellm.Call("c1", "read_plan", "{}"), fakellm.Call("c2", "get_progress", "")},
+	PromptTokens: 100, CompletionTokens: 7, CachedTokens: 64}
+
+func TestCompleteReturnsEverything(t *testing.T) {
+	srv := fakellm.New(script(ok))
+	defer srv.Close()
+	resp, err := client(srv.URL(), &sleeps{}).Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Content != "fine" || resp.Reasoning != "thinking" || len(resp.ToolCalls) != 2 || resp.ToolCalls[1].Name != "get_progress" ||
+		resp.FinishReason != "tool_calls" || resp.Usage != (llm.Usage{PromptTokens: 100, CompletionTokens: 7, CachedTokens: 64}) || resp.Attempts != 1 {
+		t.Fatalf("response = %+v", resp)
+	}
+	got := srv.Requests()[0]
+	if got.System != "sys" || got.Model != "m" || got.Authorization != "Bearer sk-test-secret" || got.Tools[0] != "read_plan" {
+		t.Fatalf("request = %+v", got)
+	}
+}
+
+func TestRetries(t *testing.T) {
+	fail500 := fakellm.Reply{Status: 500, Body: `{"error":{"message":"boom","type":"server_error"}}`}
+	cases := []struct {
+		name     string
+		replies  []fakellm.Reply
+		attempts int
+		waits    []time.Duration // exact waits; nil: only count them
+	}{
+		{"429 with Retry-After", []fakellm.Reply{{Status: 429, Header: map[string]string{"Retry-After": "2"}, Body: `{"error":{"message":"slow down"}}`}, ok}, 2, []time.Duration{2 * time.Second}},
+		{"429 without Retry-After", []fakellm.Reply{{Status: 429, Body: `{"error":{"message":"slow down"}}`}, ok}, 2, nil},
+		{"500 twice", []fakellm.Reply{fail500, fail500, ok}, 3, nil},
+		{"503 plain text", []fakellm.Reply{{Status: 503, Body: "upstream down"}, ok}, 2, nil},
+		{"hang past the timeout", []fakellm.Reply{{Hang: true}, ok}, 2, nil},
+		{"cut-off body", []fakellm.Reply{{CutOff: true, Content: strings.Repeat("x", 2000)}, ok}, 2, nil},
+		{"empty choices", []fakellm.Reply{{NoChoices: true}, ok}, 2, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := fakellm.New(script(c.replies...))
+			defer srv.Close()
+			s := &sleeps{}
+			resp, err := client(srv.URL(), s).Complete(context.Background(), req)
+			if err != nil {
+				t.Fatalf("Complete: %v", err)
+			}
+			if resp.Attempts != c.attempts || len(srv.Requests()) != c.attempts || len(s.d) != c.attempts-1 {
+				t.Fatalf("attempts = %d, requests = %d, waits = %v; want %d", resp.Attempts, len(srv.Requests()), s.d, c.attempts)
+			}
+			if c.waits != nil && (len(s.d) != len(c.waits) || s.d[0] != c.waits[0]) {
+				t.Fatalf("waits = %v, want %v", s.d, c.waits)
+			}
+		})
+	}
+}
+
+func TestGivesUpAfterFiveAttempts(t *testing.T) {
+	srv := fakellm.New(script(fakellm.Reply{Status: 502, Body: "bad gateway"}))
+	defer srv.Close()
+	s := &sleeps{}
+	_, err := client(srv.URL(), s).Complete(context.Background(), req)
+	if err == nil || !strings.Contains(err.Error(), "failed 5 times: HTTP 502: bad gateway") || len(srv.Requests()) != 5 {
+		t.Fatalf("err = %v after %d requests", err, len(srv.Requests()))
+	}
+	// Backoff grows: each wait is within [d/2, d] of 1s, 2s, 4s, 8s.
+	for i, d := range s.d {
+		hi := time.Second << i
+		if d < hi/2 || d > hi {
+			t.Errorf("wait %d = %v, want within [%v, %v]", i+1, d, hi/2, hi)
+		}
+	}
+	if strings.Contains(err.Error(), "sk-test-secret") {
+		t.Fatal("the API key is in an error message")
+	}
+}
+
+func TestNoRetryFor(t *testing.T) {
+	cases := []struct {
+		name  string
+		reply fakellm.Reply
+		want  string
+		isCtx bool
+	}{
+		{"OpenAI context length", fakellm.Reply{Status: 400, Body: `{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}`}, "context window", true},
+		{"llama.cpp context size", fakellm.Reply{Status: 400, Body: `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`}, "context window", true},
+		{"bad key", fakellm.Reply{Status: 401, Body: `{"error":{"message":"Incorrect API key provided"}}`}, "HTTP 401: Incorrect API key", false},
+		{"unknown model", fakellm.Reply{Status: 404, Body: `{"error":{"message":"model 'x' not found"}}`}, "HTTP 404", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := fakellm.New(script(c.reply))
+			defer srv.Close()
+			_, err := client(srv.URL(), &sleeps{}).Complete(context.Background(), req)
+			if err == nil || !strings.Contains(err.Error(), c.want) || errors.Is(err, llm.ErrContextLength) != c.isCtx {
+				t.Fatalf("err = %v", err)
+			}
+			if n := len(srv.Requests()); n != 1 {
+				t.Fatalf("%d requests, want 1", n)
+			}
+		})
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	srv := fakellm.New(script(ok))
+	url := srv.URL()
+	srv.Close()
+	_, err := client(url, &sleeps{}).Complete(context.Background(), req)
+	if !errors.Is(err, llm.ErrUnreachable) {
+		t.Fatalf("err = %v, want ErrUnreachable", err)
+	}
+}
+
+func TestCancelStopsAtOnce(t *testing.T) {
+	srv := fakellm.New(script(fakellm.Reply{Hang: true}))
+	defer srv.Close()
+	c := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), Model: "m"})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := c.Complete(ctx, req)
+	if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
+		t.Fatalf("err = %v after %v", err, time.Since(start))
+	}
+}
+
+func TestReasoningIsSentBackWithToolCalls(t *testing.T) {
+	srv := fakellm.New(script(ok))
+	defer srv.Close()
+	r := req
+	r.Messages = []llm.Message{
+		{Role: llm.RoleUser, Content: "go"},
+		{Role: llm.RoleAssistant, Reasoning: "plan first", ToolCalls: []llm.ToolCall{{ID: "a", Name: "read_plan", Arguments: "{}"}}},
+		{Role: llm.RoleTool, ToolCallID: "a", Content: "no plan"},
+	}
+	if _, err := client(srv.URL(), &sleeps{}).Complete(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	got := srv.Requests()[0]
+	if got.Messages[1].Reasoning != "plan first" || len(srv.Violations()) != 0 {
+		t.Fatalf("assistant message sent as %+v; violations %v", got.Messages[1], srv.Violations())
+	}
+}
+
+func TestRetryAfterDate(t *testing.T) {
+	srv := fakellm.New(script(fakellm.Reply{Status: 503, Header: map[string]string{"Retry-After": time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)}}, ok))
+	defer srv.Close()
+	s := &sleeps{}
+	if _, err := client(srv.URL(), s).Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.d) != 1 || s.d[0] < time.Second || s.d[0] > 3*time.Second {
+		t.Fatalf("waits = %v, want about 3s", s.d)
+	}
+}
