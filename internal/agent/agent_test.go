@@ -1,0 +1,350 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"creator/internal/agent"
+	"creator/internal/completion"
+	"creator/internal/fakellm"
+	"creator/internal/llm"
+	"creator/internal/transcript"
+	"creator/planner"
+	"creator/tools"
+	"creator/workspace"
+)
+
+const (
+	docName = "policy.txt"
+	quote   = "Records must be kept for ten years."
+)
+
+type env struct {
+	job *workspace.Job
+	srv *fakellm.Server
+}
+
+// newEnv creates a job and a fake server answering with handler.
+func newEnv(t *testing.T, handler fakellm.Handler) *env {
+	t.Helper()
+	base := t.TempDir()
+	doc := filepath.Join(base, docName)
+	os.WriteFile(doc, []byte(quote+"\n"), 0o644)
+	job, err := workspace.Create(filepath.Join(base, "ws"), workspace.CreateOptions{ID: "a", Inputs: []string{doc}, Instructions: []byte("# Instructions\nPlan first.\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { job.Close() })
+	srv := fakellm.New(handler)
+	t.Cleanup(func() {
+		srv.Close()
+		for _, v := range srv.Violations() {
+			t.Errorf("protocol violation: %s", v)
+		}
+	})
+	return &env{job: job, srv: srv}
+}
+
+func (e *env) agent(t *testing.T) *agent.Agent {
+	t.Helper()
+	pl := planner.New(e.job, nil)
+	reg, err := tools.NewRegistry(append(tools.WorkspaceTools(e.job), tools.PlanningTools(pl, nil, nil)...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &agent.Agent{
+		Model:      llm.NewClient(llm.ClientConfig{BaseURL: e.srv.URL(), Model: "fake", Sleep: func(context.Context, time.Duration) error { return nil }}),
+		Tools:      reg,
+		Completion: completion.Checker{Planner: pl, Files: e.job},
+		Journal:    transcript.NewWriter(e.job),
+		System:     "You are a test agent.",
+	}
+}
+
+func (e *env) file(rel string) string {
+	data, err := os.ReadFile(filepath.Join(e.job.Dir, rel))
+	if err != nil {
+		return ""
+	}
+	return string(data)
+}
+
+func (e *env) transcript(t *testing.T) []transcript.Record {
+	t.Helper()
+	recs, err := transcript.Load(e.job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func TestSmallJobCompletes(t *testing.T) {
+	e := newEnv(t, fakellm.Script(fakellm.SmallJob(docName, quote)...))
+	out, err := e.agent(t).Start(context.Background(), "Job a. Input: input/policy.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Kind != agent.Completed || out.Totals.Steps != 5 {
+		t.Fatalf("outcome = %+v, want completed after 5 steps", out)
+	}
+	if got := e.file("output/requirements.json"); got != fakellm.SmallJobRequirements(docName, quote) {
+		t.Fatalf("output = %s", got)
+	}
+	if !strings.Contains(e.file("progress.md"), "task 3 completed: Write the output") {
+		t.Fatalf("progress.md = %s", e.file("progress.md"))
+	}
+	// The system prompt and the first message open every request unchanged.
+	for _, r := range e.srv.Requests() {
+		if r.System != "You are a test agent." || r.Messages[0].Content != "Job a. Input: input/policy.txt" || len(r.Tools) != 12 {
+			t.Fatalf("request %d does not start with the fixed prefix", r.N)
+		}
+	}
+	// The transcript ties each answer to its tool results by step.
+	recs := e.transcript(t)
+	steps := map[int]int{}
+	for _, r := range recs {
+		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool {
+			steps[r.Step]++
+		}
+	}
+	if steps[1] != 2 || steps[4] != 4 || steps[5] != 3 {
+		t.Fatalf("tool results per step = %v", steps)
+	}
+	if last := recs[len(recs)-1]; last.Type != transcript.TypeStop || last.Note != "completed" {
+		t.Fatalf("last record = %+v", last)
+	}
+}
+
+func TestToolCallsRunInOrderAndErrorsGoBack(t *testing.T) {
+	e := newEnv(t, fakellm.Script(
+		[]llm.ToolCall{
+			fakellm.Call("", "write_file", `{"path":"notes/a.md","content":"first"}`),
+			fakellm.Call("", "read_file", `{"path":"notes/a.md"}`),
+			fakellm.Call("", "write_file", `{"path":"notes/a.md",`), // not JSON
+			fakellm.Call("", "delete_everything", `{}`),
+		},
+	))
+	a := e.agent(t)
+	a.Limits.MaxSteps = 1
+	out, err := a.Start(context.Background(), "go")
+	if err != nil || out.Kind != agent.StepLimit {
+		t.Fatalf("outcome = %+v, %v", out, err)
+	}
+	var results []string
+	for _, r := range e.transcript(t) {
+		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool {
+			results = append(results, r.Message.Content)
+		}
+	}
+	if len(results) != 4 || !strings.HasPrefix(results[0], "created notes/a.md") || !strings.Contains(results[1], "     1\tfirst") ||
+		!strings.Contains(results[2], "error: invalid arguments for write_file: they are not valid JSON") ||
+		!strings.Contains(results[3], `error: there is no tool named "delete_everything"`) {
+		t.Fatalf("results = %q", results)
+	}
+}
+
+func TestTextOnlyAnswersGetRemindersThenStop(t *testing.T) {
+	e := newEnv(t, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "I think I am finished."} })
+	out, err := e.agent(t).Start(context.Background(), "go")
+	if err != nil || out.Kind != agent.ModelGaveUp || !out.Kind.Resumable() {
+		t.Fatalf("outcome = %+v, %v", out, err)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != agent.MaxReminders+1 {
+		t.Fatalf("%d model calls, want %d", len(reqs), agent.MaxReminders+1)
+	}
+	last := reqs[len(reqs)-1].Messages
+	reminder := last[len(last)-1].Content
+	if !strings.Contains(reminder, "there is no plan yet") || !strings.Contains(reminder, "Reminder 3 of 3") {
+		t.Fatalf("last reminder = %q", reminder)
+	}
+}
+
+func TestReminderNamesOpenTasks(t *testing.T) {
+	e := newEnv(t, func(r fakellm.Request) fakellm.Reply {
+		if r.N == 1 {
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{fakellm.Call("c1", "write_plan", `{"tasks":["Extract","Chunk"]}`)}}
+		}
+		return fakellm.Reply{Content: "done"}
+	})
+	a := e.agent(t)
+	a.Limits.MaxSteps = 2
+	a.Start(context.Background(), "go")
+	recs := e.transcript(t)
+	var reminder string
+	for _, r := range recs {
+		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleUser && r.Step == 2 {
+			reminder = r.Message.Content
+		}
+	}
+	if !strings.Contains(reminder, "task 1 (pending): Extract") || !strings.Contains(reminder, "output/requirements.json does not exist yet") {
+		t.Fatalf("reminder = %q", reminder)
+	}
+}
+
+func TestRepeatedToolFailureStops(t *testing.T) {
+	bad := fakellm.Call("", "read_file", `{"path":"../secret"}`)
+	e := newEnv(t, fakellm.Script([]llm.ToolCall{bad}, []llm.ToolCall{bad, fakellm.Call("", "read_plan", `{}`)}, []llm.ToolCall{bad, fakellm.Call("", "get_progress", `{}`)}, []llm.ToolCall{bad}))
+	out, err := e.agent(t).Start(context.Background(), "go")
+	if err != nil || out.Kind != agent.ToolFailures || !strings.Contains(out.Reason, "read_file failed 3 times in a row") || !strings.Contains(out.Reason, "leaves the workspace") {
+		t.Fatalf("outcome = %+v, %v", out, err)
+	}
+	if out.Totals.Steps != 3 {
+		t.Fatalf("stopped after %d steps, want 3", out.Totals.Steps)
+	}
+	// The second failure warns the model; calls after the stopping one are answered, not dropped.
+	var warned, skipped bool
+	for _, r := range e.transcript(t) {
+		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool {
+			warned = warned || strings.Contains(r.Message.Content, "one more failure stops the job")
+			skipped = skipped || strings.HasPrefix(r.Message.Content, "error: not run, because the job stopped")
+		}
+	}
+	if !warned || !skipped {
+		t.Fatalf("warned = %v, skipped = %v", warned, skipped)
+	}
+}
+
+func TestToolThatKeepsFailingIsRefused(t *testing.T) {
+	bad := fakellm.Call("", "read_file", `{"path":"missing.md"}`)
+	good := fakellm.Call("", "read_file", `{"path":"instructions.md"}`)
+	var steps [][]llm.ToolCall
+	for range 5 { // fail, fail, succeed: never three failures in a row
+		steps = append(steps, []llm.ToolCall{bad}, []llm.ToolCall{bad}, []llm.ToolCall{good})
+	}
+	e := newEnv(t, fakellm.Script(steps...))
+	a := e.agent(t)
+	a.Limits.MaxSteps = len(steps)
+	out, _ := a.Start(context.Background(), "go")
+	var refused bool
+	for _, r := range e.transcript(t) {
+		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool && strings.Contains(r.Message.Content, "read_file is disabled for the rest of this run") {
+			refused = true
+		}
+	}
+	if !refused {
+		t.Fatalf("read_file was never refused; outcome %+v", out)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	loop := fakellm.Script(func() [][]llm.ToolCall {
+		var s [][]llm.ToolCall
+		for range 50 {
+			s = append(s, []llm.ToolCall{fakellm.Call("", "get_progress", `{}`)})
+		}
+		return s
+	}()...)
+	t.Run("steps", func(t *testing.T) {
+		e := newEnv(t, loop)
+		a := e.agent(t)
+		a.Limits.MaxSteps = 4
+		out, _ := a.Start(context.Background(), "go")
+		if out.Kind != agent.StepLimit || out.Totals.Steps != 4 || len(e.srv.Requests()) != 4 {
+			t.Fatalf("outcome = %+v after %d requests", out, len(e.srv.Requests()))
+		}
+	})
+	t.Run("tokens", func(t *testing.T) {
+		e := newEnv(t, loop)
+		a := e.agent(t)
+		a.Limits.MaxTokens = 1
+		out, _ := a.Start(context.Background(), "go")
+		if out.Kind != agent.TokenLimit || out.Totals.Steps != 1 {
+			t.Fatalf("outcome = %+v", out)
+		}
+	})
+}
+
+func TestModelFailureIsResumableStop(t *testing.T) {
+	e := newEnv(t, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 503, Body: "overloaded"} })
+	out, err := e.agent(t).Start(context.Background(), "go")
+	if err != nil || out.Kind != agent.ModelFailed || !strings.Contains(out.Reason, "failed 5 times: HTTP 503") || len(e.srv.Requests()) != 5 {
+		t.Fatalf("outcome = %+v, %v after %d requests", out, err, len(e.srv.Requests()))
+	}
+}
+
+func TestInterruptAndResume(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	e := newEnv(t, fakellm.Script(fakellm.SmallJob(docName, quote)...))
+	// Cancel while the third request is being answered.
+	e.srv.OnRequest(func(r fakellm.Request) {
+		if r.N == 3 {
+			cancel()
+		}
+	})
+	out, err := e.agent(t).Start(ctx, "go")
+	if err != nil || out.Kind != agent.Interrupted {
+		t.Fatalf("outcome = %+v, %v", out, err)
+	}
+	recs := e.transcript(t)
+	resumed, err := e.agent(t).Resume(context.Background(), recs, "go")
+	if err != nil || resumed.Kind != agent.Completed {
+		t.Fatalf("resumed outcome = %+v, %v", resumed, err)
+	}
+	if e.file("output/requirements.json") != fakellm.SmallJobRequirements(docName, quote) {
+		t.Fatal("output differs after resume")
+	}
+	reqs := e.srv.Requests()
+	after := reqs[len(reqs)-3].Messages // the first request after the resume
+	if after[len(after)-1].Content != agent.ResumeNote {
+		t.Fatalf("first message after resume = %q", after[len(after)-1].Content)
+	}
+}
+
+func TestResumeAnswersDanglingCalls(t *testing.T) {
+	e := newEnv(t, fakellm.Script(fakellm.SmallJob(docName, quote)...))
+	w := transcript.NewWriter(e.job)
+	// A crash after the first of two tool results was recorded.
+	w.Append(transcript.Record{Type: transcript.TypeMessage, Message: &llm.Message{Role: llm.RoleUser, Content: "go"}})
+	w.Append(transcript.Record{Type: transcript.TypeMessage, Step: 1, Message: &llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
+		{ID: "s1_1", Name: "read_file", Arguments: `{"path":"instructions.md"}`}, {ID: "s1_2", Name: "list_files", Arguments: `{"path":"input"}`}}}})
+	w.Append(transcript.Record{Type: transcript.TypeMessage, Step: 1, Message: &llm.Message{Role: llm.RoleTool, ToolCallID: "s1_1", Content: "1\t# Instructions"}})
+	os.WriteFile(filepath.Join(e.job.Dir, ".agent", "transcript.jsonl"), append([]byte(e.file(".agent/transcript.jsonl")), `{"type":"message","step":1,"mess`...), 0o644)
+
+	out, err := e.agent(t).Resume(context.Background(), e.transcript(t), "go")
+	if err != nil || out.Kind != agent.Completed {
+		t.Fatalf("outcome = %+v, %v", out, err)
+	}
+	first := e.srv.Requests()[0].Messages
+	if len(first) != 5 || first[3].ToolCallID != "s1_2" || first[3].Content != agent.InterruptedResult || first[4].Content != agent.ResumeNote {
+		t.Fatalf("first request after resume: %+v", first)
+	}
+}
+
+func TestContextOverflowCallsHook(t *testing.T) {
+	e := newEnv(t, func(r fakellm.Request) fakellm.Reply {
+		if len(r.Messages) > 1 {
+			return fakellm.Reply{Status: 400, Body: `{"error":{"message":"maximum context length is 10 tokens"}}`}
+		}
+		return fakellm.Reply{Content: "ok"}
+	})
+	a := e.agent(t)
+	h := &shortener{}
+	a.Hook = h
+	a.Limits.MaxSteps = 3
+	out, err := a.Start(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.overflows == 0 || out.Totals.Steps == 0 {
+		t.Fatalf("overflow hook called %d times; outcome %+v", h.overflows, out)
+	}
+}
+
+// shortener keeps only the first message when the prompt is too long.
+type shortener struct{ overflows int }
+
+func (s *shortener) BeforeCall(ctx context.Context, c *agent.Conversation) error { return nil }
+func (s *shortener) Overflow(ctx context.Context, c *agent.Conversation) error {
+	s.overflows++
+	if len(c.Messages) <= 1 {
+		return errors.New("cannot shorten")
+	}
+	c.Messages = c.Messages[:1]
+	return nil
+}

@@ -1,0 +1,50 @@
+package completion
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"creator/planner"
+	"creator/workspace"
+)
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "d.txt")
+	os.WriteFile(doc, []byte("x"), 0o644)
+	job, err := workspace.Create(filepath.Join(dir, "ws"), workspace.CreateOptions{ID: "c", Inputs: []string{doc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Close()
+	pl := planner.New(job, nil)
+	c := Checker{Planner: pl, Files: job}
+	missing := func(want ...string) {
+		t.Helper()
+		st, err := c.Check()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(st.Missing, " | ")
+		if st.Done != (len(want) == 0) {
+			t.Fatalf("Done = %v with missing %q", st.Done, got)
+		}
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Fatalf("missing = %q, want it to mention %q", got, w)
+			}
+		}
+	}
+	missing("no plan yet", "output/requirements.json does not exist yet")
+	pl.Write([]string{"Extract", "Finalize"})
+	pl.Complete(1, "")
+	missing("task 2 (pending): Finalize", "does not exist yet")
+	os.WriteFile(filepath.Join(job.Dir, "output", "requirements.json"), []byte(`[{"id":"REQ-001"}]`), 0o644)
+	missing("fix the output", "has no text")
+	os.WriteFile(filepath.Join(job.Dir, "output", "requirements.json"), []byte(`[{"id":"REQ-001","text":"t","citations":[{"quote":"q"}]}]`), 0o644)
+	missing("task 2")
+	pl.Complete(2, "")
+	missing() // complete: every task done and the output valid
+}

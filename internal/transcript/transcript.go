@@ -1,0 +1,123 @@
+// Package transcript records a job's conversation in .agent/transcript.jsonl:
+// one JSON object per line, appended and flushed to disk before the next
+// model call, so a resumed job can rebuild the conversation exactly.
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"time"
+
+	"creator/internal/llm"
+)
+
+// File is the transcript's path inside the job folder.
+const File = ".agent/transcript.jsonl"
+
+// Record types.
+const (
+	TypeMessage    = "message"    // one message of the conversation
+	TypeStep       = "step"       // usage and timing of one model call
+	TypeResume     = "resume"     // a process took the job up again
+	TypeCompaction = "compaction" // older messages replaced by a summary
+	TypeStop       = "stop"       // the loop ended, with its reason
+)
+
+// Record is one line of the transcript. A step's assistant message, its tool
+// results and its step record share the Step number.
+type Record struct {
+	Type string    `json:"type"`
+	Time time.Time `json:"time"`
+	Step int       `json:"step,omitempty"`
+
+	Message *llm.Message `json:"message,omitempty"` // message
+	// ToolError and DurationMS describe a tool result message.
+	ToolError  bool  `json:"tool_error,omitempty"`
+	DurationMS int64 `json:"duration_ms,omitempty"`
+
+	Model        string     `json:"model,omitempty"` // step
+	Usage        *llm.Usage `json:"usage,omitempty"`
+	LatencyMS    int64      `json:"latency_ms,omitempty"`
+	FinishReason string     `json:"finish_reason,omitempty"`
+	Attempts     int        `json:"attempts,omitempty"`
+
+	// Messages is the whole conversation after a compaction.
+	Messages []llm.Message `json:"messages,omitempty"`
+	// Note explains a resume, compaction or stop.
+	Note string `json:"note,omitempty"`
+}
+
+// Appender is where records go; a workspace job provides it.
+type Appender interface {
+	AppendInternal(rel string, data []byte) error
+}
+
+// Writer appends records to a job's transcript.
+type Writer struct{ to Appender }
+
+// NewWriter returns a writer appending to the transcript of a job.
+func NewWriter(to Appender) *Writer { return &Writer{to: to} }
+
+// Append writes one record as a line and flushes it to disk.
+func (w *Writer) Append(r Record) error {
+	if r.Time.IsZero() {
+		r.Time = time.Now().UTC()
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := w.to.AppendInternal(File, append(data, '\n')); err != nil {
+		return fmt.Errorf("cannot write the transcript: %w", err)
+	}
+	return nil
+}
+
+// Reader is where records come from; a workspace job provides it.
+type Reader interface {
+	ReadInternal(rel string) ([]byte, error)
+}
+
+// Load reads a job's transcript. A missing transcript is empty. A last line
+// cut off by a crash is ignored; damage elsewhere is an error.
+func Load(from Reader) ([]Record, error) {
+	data, err := from.ReadInternal(File)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Parse(bytes.NewReader(data))
+}
+
+// Parse reads records from JSON lines.
+func Parse(r io.Reader) ([]Record, error) {
+	var recs []Record
+	br := bufio.NewReader(r)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		complete := err == nil
+		if len(bytes.TrimSpace(line)) > 0 {
+			var rec Record
+			if jerr := json.Unmarshal(line, &rec); jerr != nil {
+				if !complete {
+					return recs, nil // torn last line: the write never finished
+				}
+				return recs, fmt.Errorf("transcript line %d is damaged: %v", n, jerr)
+			}
+			recs = append(recs, rec)
+		}
+		if err == io.EOF {
+			return recs, nil
+		}
+		if err != nil {
+			return recs, err
+		}
+	}
+}
