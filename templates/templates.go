@@ -7,3 +7,9 @@ import _ "embed"
 //
 //go:embed instructions.md
 var Instructions []byte
+
+// SystemPrompt is the agent's system prompt. It is the same at every step of
+// every job, so servers can cache the prompt prefix.
+//
+//go:embed system.md
+var SystemPrompt string

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"creator/internal/llm"
 )
 
 // Registry holds the tools available to the agent, in a fixed order so that
@@ -65,4 +67,13 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 	defer recoverInto(name, &err)
 	return t.Call(ctx, args)
+}
+
+// Definitions describes the tools to the model, in registration order.
+func (r *Registry) Definitions() []llm.ToolDef {
+	defs := make([]llm.ToolDef, len(r.tools))
+	for i, t := range r.tools {
+		defs[i] = llm.ToolDef{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()}
+	}
+	return defs
 }

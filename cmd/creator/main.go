@@ -18,6 +18,13 @@ func main() {
 func mainRun() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal cancels the context and the job winds down cleanly;
+	// from then on signals have their default effect, so a second Ctrl-C
+	// ends the process at once.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	return execute(ctx, os.Args[1:], systemStreams())
 }
 

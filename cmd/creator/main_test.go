@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"creator/internal/fakellm"
 	"creator/planner"
 	"creator/templates"
 	"creator/tools"
@@ -21,19 +23,59 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// mainEnv makes the test binary act as the creator command, for tests that
+// run it as a separate process.
+const mainEnv = "CREATOR_TEST_AS_MAIN"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) == "1" {
+		os.Exit(mainRun())
+	}
 	testscript.Main(m, map[string]func(){
 		"creator": func() { os.Exit(mainRun()) },
 	})
 }
 
+// TestScripts runs the end-to-end scripts in testdata/script. Each script
+// gets a workspace root ($WORK/ws) and a fake model server that plays a
+// small job slowly enough to be interrupted; want.json is that job's output.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
+			script := fakellm.Script(fakellm.SmallJob(testDoc, testQuote)...)
+			srv := fakellm.New(func(r fakellm.Request) fakellm.Reply {
+				reply := script(r)
+				reply.Delay = 150 * time.Millisecond
+				return reply
+			})
+			env.Defer(srv.Close)
+			env.Values["server"] = srv
 			env.Setenv(workspace.RootEnv, filepath.Join(env.WorkDir, "ws"))
-			return nil
+			env.Setenv("CREATOR_BASE_URL", srv.URL())
+			env.Setenv("CREATOR_MODEL", "fake-model")
+			env.Setenv("OPENAI_API_KEY", testKey)
+			return os.WriteFile(filepath.Join(env.WorkDir, "want.json"), []byte(fakellm.SmallJobRequirements(testDoc, testQuote)), 0o644)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// modelcalls N: wait until the fake model has been called N times.
+			"modelcalls": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				srv := ts.Value("server").(*fakellm.Server)
+				for deadline := time.Now().Add(10 * time.Second); len(srv.Requests()) < n; time.Sleep(5 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						ts.Fatalf("the model was called %d times, not %d", len(srv.Requests()), n)
+					}
+				}
+			},
+			// protocolok: every request the fake model got was protocol-valid.
+			"protocolok": func(ts *testscript.TestScript, neg bool, args []string) {
+				for _, v := range ts.Value("server").(*fakellm.Server).Violations() {
+					ts.Fatalf("protocol violation: %s", v)
+				}
+			},
 		},
 	})
 }
@@ -60,9 +102,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"version", "extra"}, exitUsage, "unknown command \"extra\""},
 		{[]string{"run"}, exitUsage, "give the document(s) to process"},
 		{[]string{"run", "--max-steps", "many", "doc.pdf"}, exitUsage, "invalid argument \"many\""},
-		{[]string{"run", "doc.pdf"}, exitUsage, "'creator run' is not available in this version yet"},
 		{[]string{"resume"}, exitUsage, "--job is required"},
-		{[]string{"resume", "--job", "x"}, exitUsage, "not available"},
 		{[]string{"export", "--job", "x"}, exitUsage, "not available"},
 		{[]string{"extract", "doc.pdf"}, exitUsage, "not available"},
 		{[]string{"status", "--job", "../x"}, exitUsage, "invalid job id"},

@@ -22,6 +22,8 @@ type runOptions struct {
 	baseURL         string
 	apiKey          string
 	quiet, verbose  bool
+	// changed reports whether a flag was given on the command line.
+	changed func(name string) bool
 }
 
 // Defaults of the run flags.
@@ -61,11 +63,17 @@ func newRunCmd(g *globalOptions) *cobra.Command {
 		Long: `Create a job folder for the documents and run the agent until its plan is
 complete and output/requirements.json is valid.
 
-Exit codes: 0 done; 1 error; 2 usage; 3 stopped before completion (step or
-budget limit, repeated tool failure) and resumable; 130 interrupted and
-resumable. On 3 and 130, continue with 'creator resume --job ID'.`,
-		Example: `  creator run policy.pdf
-  creator run --job gobd --model gpt-4.1 GoBD.pdf
+The model is an OpenAI-compatible chat-completions server (OpenAI, llama.cpp,
+vLLM, Ollama): --model and --base-url, or CREATOR_MODEL and CREATOR_BASE_URL /
+OPENAI_BASE_URL; the key comes from --api-key or OPENAI_API_KEY and is never
+written to the job.
+
+Exit codes: 0 done; 1 error; 2 usage, or the model server is unreachable;
+3 stopped before completion (step or token limit, repeated tool failure,
+model gave up or failed) and resumable; 130 interrupted and resumable. On 3
+and 130, continue with 'creator resume --job ID'.`,
+		Example: `  creator run --model gpt-4.1 policy.pdf
+  creator run --job gobd --base-url http://localhost:8080/v1 --model gpt-oss-120b GoBD.pdf
   creator run --job rfc --max-steps 200 rfc9000.txt`,
 		Args: func(cmd *cobra.Command, docs []string) error {
 			if len(docs) == 0 {
@@ -75,7 +83,8 @@ resumable. On 3 and 130, continue with 'creator resume --job ID'.`,
 		},
 		RunE: func(cmd *cobra.Command, docs []string) error {
 			o.documents = docs
-			return notAvailable("run")
+			o.changed = cmd.Flags().Changed
+			return runRun(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "job id (letters, digits, '.', '_', '-'); generated when not given")
@@ -89,8 +98,11 @@ func newResumeCmd(g *globalOptions) *cobra.Command {
 		Use:   "resume --job ID [flags]",
 		Short: "Continue an interrupted, stopped or failed job",
 		Long: `Continue a job from its folder: the conversation is rebuilt from the job's
-transcript, interrupted tool calls are answered, and the agent goes on.
-Resuming a completed job does nothing and exits 0.`,
+transcript, tool calls cut off by the interruption are answered as such, the
+model is told the job was resumed, and the agent goes on. Limits count the
+whole job, so a job stopped at --max-steps needs a higher limit to go on.
+The model and server of the job are used unless flags name others. Resuming a
+completed job does nothing and exits 0.`,
 		Example: `  creator resume --job gobd
   creator resume --job gobd --max-steps 1000`,
 		Args: args(cobra.NoArgs),
@@ -98,7 +110,8 @@ Resuming a completed job does nothing and exits 0.`,
 			if o.jobID == "" {
 				return usageErrorf("--job is required")
 			}
-			return notAvailable("resume")
+			o.changed = cmd.Flags().Changed
+			return runResume(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job to continue")

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"creator/internal/llm"
+)
+
+// modelChoice is the model a job runs with.
+type modelChoice struct {
+	name    string
+	baseURL string
+	apiKey  string
+}
+
+// chooseModel resolves the model from flags, then the environment, then what
+// the job recorded (for resume). It returns a usage error when no model can
+// be run.
+func (o *runOptions) chooseModel(recordedModel, recordedURL string) (modelChoice, error) {
+	m := modelChoice{
+		name:    first(o.model, os.Getenv("CREATOR_MODEL"), recordedModel),
+		baseURL: first(o.baseURL, os.Getenv("CREATOR_BASE_URL"), os.Getenv("OPENAI_BASE_URL"), recordedURL),
+		apiKey:  first(o.apiKey, os.Getenv("OPENAI_API_KEY")),
+	}
+	switch {
+	case m.name == "builtin" || (m.name == "" && m.baseURL == ""):
+		return m, usageErrorf("no model configured: give --model and --base-url of an OpenAI-compatible server (or set CREATOR_MODEL and CREATOR_BASE_URL); the built-in offline model is not available in this version yet")
+	case m.name == "":
+		return m, usageErrorf("give --model (or CREATOR_MODEL): the name of the model the server at %s should run", safeURL(m.baseURL))
+	case m.baseURL == "" && m.apiKey == "":
+		return m, usageErrorf("no server for model %s: give --base-url (or CREATOR_BASE_URL), or set OPENAI_API_KEY to use api.openai.com", m.name)
+	}
+	if m.baseURL != "" {
+		u, err := url.Parse(m.baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return m, usageErrorf("--base-url %q is not an http(s) URL such as http://localhost:8080/v1", safeURL(m.baseURL))
+		}
+	}
+	return m, nil
+}
+
+// retryBaseDelay is the first wait between attempts at the model server;
+// tests shorten it.
+var retryBaseDelay = time.Second
+
+func (m modelChoice) client() llm.Model {
+	return llm.NewClient(llm.ClientConfig{BaseURL: m.baseURL, APIKey: m.apiKey, Model: m.name, SendReasoning: true, BaseDelay: retryBaseDelay})
+}
+
+// safeURL drops credentials and query parameters from a URL before it is
+// shown or recorded: they may hold secrets.
+func safeURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(invalid URL)"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.Fragment = ""
+	return u.String()
+}
+
+func first(values ...string) string {
+	for _, v := range values {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,356 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"creator/internal/fakellm"
+	"creator/internal/llm"
+	"creator/workspace"
+)
+
+const (
+	testDoc   = "policy.txt"
+	testQuote = "Records must be kept for ten years."
+	testKey   = "sk-test-4f9d2c7e1b"
+)
+
+// jobEnv is a workspace, a document and a fake model server.
+type jobEnv struct {
+	t    *testing.T
+	root string
+	doc  string
+	srv  *fakellm.Server
+}
+
+func newJobEnv(t *testing.T, h fakellm.Handler) *jobEnv {
+	t.Helper()
+	retryBaseDelay = time.Millisecond
+	t.Cleanup(func() { retryBaseDelay = time.Second })
+	dir := t.TempDir()
+	doc := filepath.Join(dir, testDoc)
+	os.WriteFile(doc, []byte("Retention policy.\n\n"+testQuote+"\n"), 0o644)
+	srv := fakellm.New(h)
+	t.Cleanup(func() {
+		srv.Close()
+		for _, v := range srv.Violations() {
+			t.Errorf("protocol violation: %s", v)
+		}
+	})
+	// Keep the environment from choosing a model for the test.
+	for _, k := range []string{"CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", workspace.RootEnv, "CREATOR_MAX_STEPS"} {
+		t.Setenv(k, "")
+	}
+	return &jobEnv{t: t, root: filepath.Join(dir, "ws"), doc: doc, srv: srv}
+}
+
+func smallJob() fakellm.Handler { return fakellm.Script(fakellm.SmallJob(testDoc, testQuote)...) }
+
+func (e *jobEnv) args(cmd string, extra ...string) []string {
+	a := []string{cmd, "--workspace", e.root, "--base-url", e.srv.URL(), "--model", "fake-model", "--api-key", testKey, "--quiet"}
+	return append(a, extra...)
+}
+
+func (e *jobEnv) run(extra ...string) (int, string, string) {
+	return cli(e.t, e.args("run", append(extra, e.doc)...)...)
+}
+
+func (e *jobEnv) resume(id string, extra ...string) (int, string, string) {
+	return cli(e.t, e.args("resume", append([]string{"--job", id}, extra...)...)...)
+}
+
+func (e *jobEnv) jobDir(id string) string { return filepath.Join(e.root, "job_"+id) }
+
+func (e *jobEnv) read(id, rel string) string {
+	data, _ := os.ReadFile(filepath.Join(e.jobDir(id), rel))
+	return string(data)
+}
+
+func (e *jobEnv) info(id string) workspace.Info {
+	var info workspace.Info
+	json.Unmarshal([]byte(e.read(id, ".agent/job.json")), &info)
+	return info
+}
+
+// assertNoKey checks that the API key was written nowhere in the job.
+func (e *jobEnv) assertNoKey(id string, streams ...string) {
+	e.t.Helper()
+	filepath.Walk(e.jobDir(id), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			if data, _ := os.ReadFile(p); bytes.Contains(data, []byte(testKey)) {
+				e.t.Errorf("the API key is in %s", p)
+			}
+		}
+		return nil
+	})
+	for _, s := range streams {
+		if strings.Contains(s, testKey) {
+			e.t.Error("the API key is in the output")
+		}
+	}
+}
+
+func TestRunCompletesSmallJob(t *testing.T) {
+	e := newJobEnv(t, smallJob())
+	code, stdout, stderr := e.run("--job", "small")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.TrimSpace(stdout) != filepath.Join(e.jobDir("small"), "output", "requirements.json") {
+		t.Fatalf("stdout = %q", stdout)
+	}
+	if e.read("small", "output/requirements.json") != fakellm.SmallJobRequirements(testDoc, testQuote) {
+		t.Fatal("output/requirements.json is not what the model wrote")
+	}
+	// What a person expects to find with cat and ls.
+	for rel, want := range map[string]string{
+		"instructions.md":   "# Instructions",
+		"input/policy.txt":  testQuote,
+		"notes/document.md": "A short policy",
+		"progress.md":       "task 3 completed: Write the output",
+		"plan.json":         `"status": "completed"`,
+	} {
+		if !strings.Contains(e.read("small", rel), want) {
+			t.Errorf("%s lacks %q", rel, want)
+		}
+	}
+	info := e.info("small")
+	if info.Status != workspace.StatusCompleted || info.Usage.Steps != 5 || info.Model != "fake-model" || info.FinishedAt == nil ||
+		info.Settings.BaseURL != e.srv.URL() || info.Settings.MaxSteps != 500 {
+		t.Fatalf("job.json = %+v", info)
+	}
+	reqs := e.srv.Requests()
+	if reqs[0].Authorization != "Bearer "+testKey || !strings.HasPrefix(reqs[0].Messages[0].Content, "Job small. Source documents: input/policy.txt (") {
+		t.Fatalf("first request: %+v", reqs[0].Messages[0])
+	}
+	e.assertNoKey("small", stdout, stderr)
+
+	// Resuming a completed job changes nothing.
+	code, _, stderr = e.resume("small")
+	if code != 0 || !strings.Contains(stderr, "already completed") || len(e.srv.Requests()) != 5 {
+		t.Fatalf("resume of a completed job: exit %d, %s", code, stderr)
+	}
+}
+
+func TestRunStops(t *testing.T) {
+	chatter := func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "Here is my summary."} }
+	bad := fakellm.Call("", "write_file", `{"path":"input/x.txt","content":"x"}`)
+	failing := fakellm.Script([]llm.ToolCall{bad}, []llm.ToolCall{bad}, []llm.ToolCall{bad})
+	cases := []struct {
+		name    string
+		handler fakellm.Handler
+		extra   []string
+		code    int
+		stderr  string
+		status  workspace.Status
+	}{
+		{"step limit", smallJob(), []string{"--max-steps", "2"}, exitIncomplete, "the step limit of 2 was reached; continue with: creator resume --job j --max-steps 102", workspace.StatusStopped},
+		{"token limit", smallJob(), []string{"--max-tokens", "10"}, exitIncomplete, "the token budget of 10 was reached", workspace.StatusStopped},
+		{"text only", chatter, nil, exitIncomplete, "answered without calling a tool 4 times in a row", workspace.StatusStopped},
+		{"tool failures", failing, nil, exitIncomplete, "the tool write_file failed 3 times in a row", workspace.StatusFailed},
+		{"server errors", func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 500, Body: "down"} }, nil, exitIncomplete, "failed 5 times: HTTP 500", workspace.StatusStopped},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newJobEnv(t, c.handler)
+			code, _, stderr := e.run(append([]string{"--job", "j"}, c.extra...)...)
+			if code != c.code || !strings.Contains(stderr, c.stderr) || !strings.Contains(stderr, "creator resume --job j") {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr, c.code, c.stderr)
+			}
+			if st := e.info("j").Status; st != c.status {
+				t.Fatalf("job.json status = %s, want %s", st, c.status)
+			}
+			if c.status == workspace.StatusFailed && !strings.Contains(e.read("j", "notes/errors.md"), "write_file failed 3 times in a row") {
+				t.Fatalf("notes/errors.md = %q", e.read("j", "notes/errors.md"))
+			}
+		})
+	}
+}
+
+func TestRetriedServerErrorsStillComplete(t *testing.T) {
+	script := smallJob()
+	var n int
+	e := newJobEnv(t, func(r fakellm.Request) fakellm.Reply {
+		n++
+		switch n {
+		case 2:
+			return fakellm.Reply{Status: 429, Header: map[string]string{"Retry-After": "0"}, Body: `{"error":{"message":"rate limited"}}`}
+		case 4, 5:
+			return fakellm.Reply{Status: 500, Body: `{"error":{"message":"boom"}}`}
+		}
+		return script(r)
+	})
+	code, _, stderr := e.run("--job", "r")
+	if code != 0 || e.info("r").Status != workspace.StatusCompleted {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+func TestResumeWithHigherLimit(t *testing.T) {
+	e := newJobEnv(t, smallJob())
+	if code, _, stderr := e.run("--job", "lim", "--max-steps", "2"); code != exitIncomplete {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// The recorded limit still applies when no flag is given.
+	if code, _, stderr := e.resume("lim"); code != exitIncomplete || !strings.Contains(stderr, "step limit of 2") {
+		t.Fatalf("resume without a higher limit: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := e.resume("lim", "--max-steps", "100")
+	if code != 0 || e.read("lim", "output/requirements.json") != fakellm.SmallJobRequirements(testDoc, testQuote) {
+		t.Fatalf("resume with a higher limit: exit %d: %s", code, stderr)
+	}
+	if info := e.info("lim"); info.Usage.Steps < 5 || info.Settings.MaxSteps != 100 {
+		t.Fatalf("job.json after resume: %+v", info)
+	}
+}
+
+func TestModelConfiguration(t *testing.T) {
+	e := newJobEnv(t, smallJob())
+	dead := fakellm.New(smallJob())
+	deadURL := dead.URL()
+	dead.Close()
+	cases := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"run", "--workspace", e.root, e.doc}, exitUsage, "no model configured"},
+		{[]string{"run", "--workspace", e.root, "--base-url", e.srv.URL(), e.doc}, exitUsage, "give --model"},
+		{[]string{"run", "--workspace", e.root, "--model", "gpt-x", e.doc}, exitUsage, "no server for model gpt-x"},
+		{[]string{"run", "--workspace", e.root, "--model", "m", "--base-url", "localhost:8080", e.doc}, exitUsage, "is not an http(s) URL"},
+		{[]string{"run", "--workspace", e.root, "--model", "m", "--base-url", deadURL, "--job", "dead", "--quiet", e.doc}, exitUsage, "cannot be reached"},
+		{[]string{"run", "--workspace", e.root, "--model", "m", "--base-url", e.srv.URL(), "--job", "../x", e.doc}, exitUsage, "invalid job id"},
+		{[]string{"run", "--workspace", e.root, "--model", "m", "--base-url", e.srv.URL(), filepath.Join(e.root, "missing.pdf")}, exitFailure, "does not exist"},
+		{[]string{"resume", "--workspace", e.root, "--job", "nope", "--model", "m", "--base-url", e.srv.URL()}, exitFailure, "no job 'nope'"},
+	}
+	for _, c := range cases {
+		code, _, stderr := cli(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.stderr) {
+			t.Errorf("creator %s: exit %d, %q; want %d and %q", strings.Join(c.args, " "), code, stderr, c.code, c.stderr)
+		}
+	}
+	// The same id twice is refused, with the way to continue.
+	cli(t, e.args("run", "--job", "twice", e.doc)...)
+	if code, _, stderr := cli(t, e.args("run", "--job", "twice", e.doc)...); code != exitUsage || !strings.Contains(stderr, "creator resume --job twice") {
+		t.Errorf("second run with the same id: exit %d, %s", code, stderr)
+	}
+}
+
+// startCreator runs the creator command as a separate process.
+func startCreator(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &stderr
+}
+
+// A job killed with SIGKILL at any model call, or stopped with Ctrl-C,
+// resumes to the same output as a job that ran through.
+func TestKillOrInterruptThenResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs creator as a separate process")
+	}
+	ref := newJobEnv(t, smallJob())
+	if code, _, stderr := ref.run("--job", "ref"); code != 0 {
+		t.Fatalf("reference run: exit %d: %s", code, stderr)
+	}
+	want := ref.read("ref", "output/requirements.json")
+
+	for _, c := range []struct {
+		name   string
+		sig    syscall.Signal
+		atCall int
+	}{
+		{"SIGKILL at call 2", syscall.SIGKILL, 2},
+		{"SIGKILL at call 4", syscall.SIGKILL, 4},
+		{"SIGKILL at call 5", syscall.SIGKILL, 5},
+		{"SIGINT at call 3", syscall.SIGINT, 3},
+		{"SIGTERM at call 4", syscall.SIGTERM, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newJobEnv(t, smallJob())
+			started := make(chan *os.Process, 1)
+			signalled := make(chan struct{})
+			e.srv.OnRequest(func(r fakellm.Request) {
+				if r.N == c.atCall {
+					(<-started).Signal(c.sig)
+					close(signalled)
+				}
+			})
+			cmd, stderr := startCreator(t, e.args("run", "--job", "k", e.doc)...)
+			started <- cmd.Process
+			err := cmd.Wait()
+			select {
+			case <-signalled:
+			case <-time.After(time.Second):
+				t.Fatalf("the job ended before call %d: %v\n%s", c.atCall, err, stderr)
+			}
+			code := cmd.ProcessState.ExitCode()
+			switch c.sig {
+			case syscall.SIGKILL:
+				if code != -1 {
+					t.Fatalf("exit %d after SIGKILL", code)
+				}
+			default:
+				if code != exitInterrupted || !strings.Contains(stderr.String(), "continue with: creator resume --job k") {
+					t.Fatalf("exit %d after %v: %s", code, c.sig, stderr)
+				}
+				if st := e.info("k").Status; st != workspace.StatusInterrupted {
+					t.Fatalf("status after %v = %s", c.sig, st)
+				}
+			}
+			// status shows an interrupted, resumable job either way.
+			_, out, _ := cli(t, "status", "--job", "k", "--workspace", e.root, "--json")
+			if !strings.Contains(out, `"state": "interrupted"`) || !strings.Contains(out, `"resume_hint": "creator resume --job k"`) {
+				t.Fatalf("status after the stop:\n%s", out)
+			}
+			code, _, errOut := e.resume("k")
+			if code != 0 {
+				t.Fatalf("resume: exit %d: %s", code, errOut)
+			}
+			if got := e.read("k", "output/requirements.json"); got != want {
+				t.Fatalf("output after resume differs:\n%s\nwant\n%s", got, want)
+			}
+			e.assertNoKey("k", stderr.String(), errOut)
+		})
+	}
+}
+
+func TestSecondRunOnALockedJobIsRefused(t *testing.T) {
+	e := newJobEnv(t, fakellm.Script(fakellm.SmallJob(testDoc, testQuote)...))
+	held := make(chan struct{})
+	release := make(chan struct{})
+	e.srv.OnRequest(func(r fakellm.Request) {
+		if r.N == 2 {
+			close(held)
+			<-release
+		}
+	})
+	cmd, stderr := startCreator(t, e.args("run", "--job", "busy", e.doc)...)
+	<-held
+	code, _, errOut := e.resume("busy")
+	close(release)
+	cmd.Wait()
+	if code != exitFailure || !strings.Contains(errOut, "job 'busy' is in use by another creator process (pid ") {
+		t.Fatalf("second process: exit %d: %s", code, errOut)
+	}
+	if cmd.ProcessState.ExitCode() != 0 {
+		t.Fatalf("first process: exit %d: %s", cmd.ProcessState.ExitCode(), stderr)
+	}
+}
