@@ -1,0 +1,418 @@
+package document
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// DefaultChunkTokens is the default size limit of a chunk.
+const DefaultChunkTokens = 1500
+
+// Counter counts tokens.
+type Counter interface {
+	Count(string) int
+}
+
+// Chunk is a piece of the extracted text: whole sections packed together,
+// or a part of a long section cut at a paragraph or sentence boundary.
+type Chunk struct {
+	ID        string   `json:"id"`
+	Heading   string   `json:"heading"`            // path of the section the chunk starts in: "3 … > 3.2 … > 3.2.1 …"
+	Sections  []string `json:"sections,omitempty"` // paths of further sections packed into it
+	FirstPage int      `json:"first_page,omitempty"`
+	LastPage  int      `json:"last_page,omitempty"`
+	StartLine int      `json:"start_line"` // 1-based lines of the extracted text, inclusive
+	EndLine   int      `json:"end_line"`
+	Tokens    int      `json:"tokens"`
+	Text      string   `json:"-"`
+	start     int      // byte offsets in the text
+	end       int
+}
+
+// span is a unit of text that is never cut: a paragraph, or a sentence of
+// a paragraph too long for one chunk.
+type span struct{ start, end int }
+
+// ChunkText splits text (as rendered by Document.Text) into chunks of at
+// most maxTokens tokens along its structure: sections are kept whole and
+// small ones packed together, within the same top-level section unless the
+// chunk is less than half full; a section
+// too long for one chunk is cut between paragraphs, a paragraph too long
+// between sentences. Only a sentence longer than a whole chunk is cut
+// between lines, or words. The chunks cover the text exactly, in order.
+func ChunkText(text string, maxTokens int, counter Counter) []Chunk {
+	if maxTokens <= 0 {
+		maxTokens = DefaultChunkTokens
+	}
+	c := &chunker{text: text, max: maxTokens, count: counter}
+	c.index()
+	c.build()
+	return c.chunks
+}
+
+type chunker struct {
+	text   string
+	max    int
+	count  Counter
+	starts []int // byte offset of each line
+	lines  []string
+	pages  []int // page of each line (0 before the first marker)
+	secs   []section
+	chunks []Chunk
+}
+
+type section struct {
+	start, end int // byte offsets
+	path       string
+	top        string // the top-level section it belongs to; small sections are packed within it
+}
+
+func (c *chunker) index() {
+	c.lines = strings.SplitAfter(c.text, "\n")
+	if n := len(c.lines); n > 0 && c.lines[n-1] == "" {
+		c.lines = c.lines[:n-1]
+	}
+	page := 0
+	off := 0
+	plain := make([]string, len(c.lines))
+	for i, l := range c.lines {
+		c.starts = append(c.starts, off)
+		off += len(l)
+		plain[i] = strings.TrimRight(l, "\r\n")
+		if n, ok := ParsePageMarker(plain[i]); ok {
+			page = n
+		}
+		c.pages = append(c.pages, page)
+	}
+	c.starts = append(c.starts, off)
+
+	heads := findHeadings(plain)
+	var stack []heading
+	tops := 0
+	top := ""
+	sec := section{start: 0}
+	for _, h := range heads {
+		// A page marker just before a heading belongs to its section.
+		startLine := h.line
+		for startLine > 0 && (isMarker(plain[startLine-1]) || strings.TrimSpace(plain[startLine-1]) == "") {
+			startLine--
+		}
+		start := c.starts[startLine]
+		if start > sec.start {
+			sec.end = start
+			c.secs = append(c.secs, sec)
+		}
+		for len(stack) > 0 && !ancestor(stack[len(stack)-1], h) {
+			stack = stack[:len(stack)-1]
+		}
+		switch {
+		case h.number != nil && (len(stack) == 0 || stack[0].number != nil):
+			top = "number " + h.number[0] // 4.1.1 belongs with 4, printed or not
+		case len(stack) == 0:
+			tops++
+			top = fmt.Sprint("named ", tops)
+		}
+		stack = append(stack, h)
+		titles := make([]string, len(stack))
+		for i, s := range stack {
+			titles[i] = shortTitle(s.title)
+		}
+		sec = section{start: start, path: strings.Join(titles, " > "), top: top}
+	}
+	sec.end = len(c.text)
+	if sec.end > sec.start || len(c.secs) == 0 {
+		c.secs = append(c.secs, sec)
+	}
+}
+
+// ancestor reports whether heading a contains heading h: a is of a higher
+// level, and if both are numbered, a's number begins h's (so "3 …" is not
+// shown above "4.1.1 …" when "4" and "4.1" were not recognised).
+func ancestor(a, h heading) bool {
+	if a.level >= h.level {
+		return false
+	}
+	if a.number != nil && h.number != nil {
+		return len(a.number) < len(h.number) && prefixEqual(a.number, h.number[:len(a.number)])
+	}
+	return true
+}
+
+func shortTitle(t string) string {
+	t = strings.Join(strings.Fields(strings.TrimLeft(t, "# ")), " ")
+	if utf8.RuneCountInString(t) > 80 {
+		r := []rune(t)
+		t = string(r[:79]) + "…"
+	}
+	return t
+}
+
+// build packs sections into chunks. Token counts of neighbouring pieces
+// are added; each chunk is counted once more as a whole before it is
+// emitted, and halved if joining made it too long.
+func (c *chunker) build() {
+	var cur []section
+	curTokens := 0
+	flush := func() {
+		if len(cur) > 0 {
+			c.emitChecked(cur)
+		}
+		cur, curTokens = nil, 0
+	}
+	for _, s := range c.secs {
+		n := c.tokens(s.start, s.end)
+		switch {
+		case n > c.max:
+			flush()
+			c.split(s)
+		// Small sections are packed; a new top-level section starts a new
+		// chunk unless the one being filled is still less than half full.
+		case len(cur) > 0 && (curTokens+n > c.max || cur[0].top != s.top && curTokens >= c.max/2):
+			flush()
+			cur, curTokens = []section{s}, n
+		default:
+			cur = append(cur, s)
+			curTokens += n
+		}
+	}
+	flush()
+}
+
+// emitChecked emits sections packed as one chunk, or one by one if the
+// whole is over the limit after all.
+func (c *chunker) emitChecked(secs []section) {
+	start, end := secs[0].start, secs[len(secs)-1].end
+	if len(secs) == 1 || c.tokens(start, end) <= c.max {
+		c.emit(start, end, secs)
+		return
+	}
+	half := len(secs) / 2
+	c.emitChecked(secs[:half])
+	c.emitChecked(secs[half:])
+}
+
+// piece is a span with its token count.
+type piece struct {
+	span
+	tokens int
+}
+
+// split cuts a section too long for one chunk into pieces that fit, then
+// packs them: paragraphs first; a paragraph too long is cut into sentences,
+// a sentence into lines, a line into words, and only text without spaces
+// into slices.
+func (c *chunker) split(s section) {
+	var pieces []piece
+	for _, p := range c.paragraphs(s.start, s.end) {
+		pieces = c.fit(pieces, p, 0)
+	}
+	var group []piece
+	sum := 0
+	for _, p := range pieces {
+		if len(group) > 0 && sum+p.tokens > c.max {
+			c.emitPieces(group, s)
+			group, sum = nil, 0
+		}
+		group = append(group, p)
+		sum += p.tokens
+	}
+	c.emitPieces(group, s)
+}
+
+// fit appends sp to out if it fits in a chunk, else its parts one level down.
+func (c *chunker) fit(out []piece, sp span, level int) []piece {
+	n := c.tokens(sp.start, sp.end)
+	if n <= c.max || sp.end-sp.start <= 1 {
+		return append(out, piece{sp, n})
+	}
+	var parts []span
+	switch level {
+	case 0:
+		parts = c.sentences(sp)
+	case 1:
+		parts = c.cutAfter(sp, '\n')
+	case 2:
+		parts = c.cutAfter(sp, ' ')
+	default:
+		parts = c.slices(sp)
+	}
+	if len(parts) <= 1 && level < 3 {
+		return c.fit(out, sp, level+1)
+	}
+	for _, p := range parts {
+		out = c.fit(out, p, level+1)
+	}
+	return out
+}
+
+func (c *chunker) emitPieces(group []piece, s section) {
+	if len(group) == 0 {
+		return
+	}
+	start, end := group[0].start, group[len(group)-1].end
+	if len(group) == 1 || c.tokens(start, end) <= c.max {
+		c.emit(start, end, []section{s})
+		return
+	}
+	half := len(group) / 2
+	c.emitPieces(group[:half], s)
+	c.emitPieces(group[half:], s)
+}
+
+// cutAfter splits a span after each occurrence of sep.
+func (c *chunker) cutAfter(sp span, sep byte) []span {
+	var out []span
+	from := sp.start
+	for i := sp.start; i < sp.end; i++ {
+		if c.text[i] == sep && i+1 < sp.end {
+			out = append(out, span{from, i + 1})
+			from = i + 1
+		}
+	}
+	return append(out, span{from, sp.end})
+}
+
+// slices cuts text without spaces into pieces of at most 1,000 bytes, and
+// at most half the span, at character boundaries: repeated, it always ends.
+func (c *chunker) slices(sp span) []span {
+	var out []span
+	size := max(min(1000, (sp.end-sp.start)/2), 1)
+	for from := sp.start; from < sp.end; {
+		to := min(from+size, sp.end)
+		for to < sp.end && to > from+1 && !utf8.RuneStart(c.text[to]) {
+			to--
+		}
+		out = append(out, span{from, to})
+		from = to
+	}
+	return out
+}
+
+// paragraphs splits a range at blank lines; each paragraph takes the blank
+// lines after it, so the pieces cover the range exactly.
+func (c *chunker) paragraphs(start, end int) []span {
+	var out []span
+	pstart := start
+	sawText := false
+	for i := c.lineAt(start); i < len(c.lines) && c.starts[i] < end; i++ {
+		blank := strings.TrimSpace(c.lines[i]) == ""
+		if !blank && sawText && i > 0 && strings.TrimSpace(c.lines[i-1]) == "" && c.starts[i] > pstart {
+			out = append(out, span{pstart, c.starts[i]})
+			pstart = c.starts[i]
+		}
+		if !blank {
+			sawText = true
+		}
+	}
+	return append(out, span{pstart, end})
+}
+
+// sentences splits a paragraph after sentence-ending punctuation followed
+// by a space and a capital, digit or quote, not after common abbreviations.
+func (c *chunker) sentences(p span) []span {
+	var out []span
+	t := c.text[p.start:p.end]
+	from := 0
+	for i := 0; i < len(t); i++ {
+		ch := t[i]
+		if ch != '.' && ch != '!' && ch != '?' && ch != ';' {
+			continue
+		}
+		j := i + 1
+		for j < len(t) && (t[j] == ')' || t[j] == '"' || t[j] == '\'') {
+			j++
+		}
+		k := j
+		for k < len(t) && (t[k] == ' ' || t[k] == '\n' || t[k] == '\t') {
+			k++
+		}
+		if k == j || k >= len(t) {
+			continue
+		}
+		next, _ := utf8.DecodeRuneInString(t[k:])
+		if !(unicode.IsUpper(next) || unicode.IsDigit(next) || strings.ContainsRune("\"'„“(§•-", next)) || ch == ';' && !unicode.IsUpper(next) {
+			continue
+		}
+		if ch == '.' && abbreviation(t[:i]) {
+			continue
+		}
+		out = append(out, span{p.start + from, p.start + k})
+		from = k
+	}
+	return append(out, span{p.start + from, p.end})
+}
+
+var abbreviations = map[string]bool{
+	"z": true, "b": true, "d": true, "h": true, "u": true, "a": true, "v": true, "vgl": true, "bzw": true, "ca": true,
+	"nr": true, "abs": true, "art": true, "s": true, "rz": true, "tz": true, "ggf": true, "evtl": true, "usw": true,
+	"etc": true, "e": true, "g": true, "i": true, "dr": true, "mr": true, "ms": true, "no": true, "vol": true,
+	"fig": true, "sec": true, "cf": true, "vs": true, "st": true, "inkl": true, "bspw": true, "sog": true, "gem": true,
+}
+
+// abbreviation reports whether the text before a period ends with an
+// abbreviation, an initial or a number (as in "3." or "1. Oktober").
+func abbreviation(before string) bool {
+	i := len(before)
+	for i > 0 {
+		r, size := utf8.DecodeLastRuneInString(before[:i])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			break
+		}
+		i -= size
+	}
+	word := before[i:]
+	if word == "" {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(word)
+	return unicode.IsDigit(r) || utf8.RuneCountInString(word) == 1 || abbreviations[strings.ToLower(word)]
+}
+
+func (c *chunker) tokens(start, end int) int { return c.count.Count(c.text[start:end]) }
+
+// lineAt is the line that contains byte offset off.
+func (c *chunker) lineAt(off int) int {
+	lo, hi := 0, len(c.lines)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if c.starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+func (c *chunker) emit(start, end int, secs []section) {
+	if end <= start {
+		return
+	}
+	first, last := c.lineAt(start), c.lineAt(end-1)
+	ch := Chunk{
+		ID:        fmt.Sprintf("chunk_%03d", len(c.chunks)+1),
+		Heading:   secs[0].path,
+		StartLine: first + 1,
+		EndLine:   last + 1,
+		Text:      c.text[start:end],
+		Tokens:    c.tokens(start, end),
+		start:     start,
+		end:       end,
+	}
+	for _, s := range secs[1:] {
+		if s.path != "" && s.path != ch.Heading {
+			ch.Sections = append(ch.Sections, s.path)
+		}
+	}
+	ch.FirstPage, ch.LastPage = c.pages[first], c.pages[last]
+	// A chunk that starts on a page marker starts on that page.
+	if n, ok := ParsePageMarker(strings.TrimSpace(c.lines[first])); ok {
+		ch.FirstPage = n
+	}
+	if ch.FirstPage == 0 && ch.LastPage > 0 {
+		ch.FirstPage = 1
+	}
+	c.chunks = append(c.chunks, ch)
+}

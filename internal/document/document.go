@@ -1,0 +1,268 @@
+// Package document turns source documents (PDF, plain text, Markdown, HTML,
+// DOCX) into text the agent can read and cite, and splits that text into
+// chunks along the document's structure.
+//
+// The text is rendered with one marker line per page of a paged document:
+//
+//	--- page 12 ---
+//
+// Running headers, footers and page numbers are removed, and words divided
+// at line ends are joined, so sentences that cross a line or a page read as
+// one.
+package document
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"creator/internal/humanize"
+)
+
+// DefaultMaxBytes is the largest document accepted by default.
+const DefaultMaxBytes = 200 << 20
+
+// Formats.
+const (
+	FormatPDF  = "pdf"
+	FormatText = "text"
+	FormatHTML = "html"
+	FormatDOCX = "docx"
+)
+
+// Document is the text of a source document, page by page. Documents that
+// have no pages (HTML, DOCX, text without form feeds) have one page and are
+// rendered without page markers.
+type Document struct {
+	Format string
+	Pages  []Page
+	Paged  bool
+	// Notes are things a reader of the text should know, e.g. glyphs that
+	// could not be turned into text.
+	Notes []string
+}
+
+// Page is one page: lines of text, blank strings between paragraphs.
+type Page struct {
+	Number int
+	Lines  []string
+}
+
+// Options of Extract.
+type Options struct {
+	MaxBytes int64 // default DefaultMaxBytes
+}
+
+// Extract reads the document at path. The format comes from the content,
+// checked against the file name: a file named .pdf that is not a PDF is an
+// error, not a guess.
+func Extract(path string, opts Options) (*Document, error) {
+	max := opts.MaxBytes
+	if max <= 0 {
+		max = DefaultMaxBytes
+	}
+	name := filepath.Base(path)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s is a folder, not a document", name)
+	case fi.Size() == 0:
+		return nil, fmt.Errorf("%s is empty", name)
+	case fi.Size() > max:
+		return nil, fmt.Errorf("%s is %s; documents over %s are not read", name, humanize.Bytes(fi.Size()), humanize.Bytes(max))
+	}
+	head := make([]byte, 1024)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	format, err := detect(name, head)
+	if err != nil {
+		return nil, err
+	}
+	var doc *Document
+	switch format {
+	case FormatPDF:
+		doc, err = extractPDF(f, fi.Size())
+	default:
+		data, rerr := io.ReadAll(io.NewSectionReader(f, 0, fi.Size()))
+		if rerr != nil {
+			return nil, rerr
+		}
+		switch format {
+		case FormatDOCX:
+			doc, err = extractDOCX(data)
+		case FormatHTML:
+			doc, err = extractHTML(data)
+		default:
+			doc, err = extractText(data)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	doc.Format = format
+	if strings.TrimSpace(doc.Body()) == "" {
+		return nil, fmt.Errorf("%s: no text could be extracted%s", name, emptyHint(doc))
+	}
+	return doc, nil
+}
+
+func emptyHint(doc *Document) string {
+	if doc.Format == FormatPDF {
+		if len(doc.Notes) > 0 {
+			return " (" + strings.Join(doc.Notes, "; ") + ")"
+		}
+		return ": the PDF has no text layer — is it scanned? Run it through OCR first (for example ocrmypdf)"
+	}
+	return ""
+}
+
+// detect decides the format from the content and the file name.
+func detect(name string, head []byte) (string, error) {
+	ext := strings.ToLower(filepath.Ext(name))
+	isPDF := bytes.Contains(head, []byte("%PDF-"))
+	isZip := bytes.HasPrefix(head, []byte("PK\x03\x04"))
+	isOLE := bytes.HasPrefix(head, []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1})
+	trimmed := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(string(head), "\ufeff")))
+	isHTML := strings.HasPrefix(trimmed, "<!doctype html") || strings.HasPrefix(trimmed, "<html") ||
+		(strings.HasPrefix(trimmed, "<") && strings.Contains(trimmed, "<body"))
+	switch ext {
+	case ".pdf":
+		if !isPDF {
+			return "", fmt.Errorf("%s is named .pdf but is not a PDF (it starts with %s)", name, describeHead(head))
+		}
+		return FormatPDF, nil
+	case ".docx":
+		if isOLE {
+			return "", fmt.Errorf("%s is encrypted or in the old Word format; save it as an unprotected .docx", name)
+		}
+		if !isZip {
+			return "", fmt.Errorf("%s is named .docx but is not a Word document (it starts with %s)", name, describeHead(head))
+		}
+		return FormatDOCX, nil
+	case ".doc", ".xls", ".xlsx", ".ppt", ".pptx", ".odt", ".rtf", ".epub":
+		return "", fmt.Errorf("%s: %s files are not supported; convert it to PDF, DOCX, HTML or text", name, ext)
+	case ".html", ".htm", ".xhtml":
+		return FormatHTML, nil
+	}
+	switch {
+	case isPDF:
+		return FormatPDF, nil
+	case isZip:
+		return FormatDOCX, nil
+	case isHTML:
+		return FormatHTML, nil
+	case isOLE:
+		return "", fmt.Errorf("%s is an old Office document; convert it to PDF or DOCX", name)
+	case looksBinary(head):
+		return "", fmt.Errorf("%s is not a text document (it starts with %s)", name, describeHead(head))
+	}
+	return FormatText, nil
+}
+
+// looksBinary is true for content with NUL bytes that is not UTF-16 text.
+func looksBinary(head []byte) bool {
+	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+		return false
+	}
+	return bytes.IndexByte(head, 0) >= 0
+}
+
+func describeHead(head []byte) string {
+	if len(head) > 16 {
+		head = head[:16]
+	}
+	return strconv.Quote(string(head))
+}
+
+// PageMarker is the line that starts page n in rendered text.
+func PageMarker(n int) string { return "--- page " + strconv.Itoa(n) + " ---" }
+
+var pageMarkerRE = regexp.MustCompile(`^--- page (\d+) ---$`)
+
+// ParsePageMarker returns the page number of a marker line.
+func ParsePageMarker(line string) (int, bool) {
+	m := pageMarkerRE.FindStringSubmatch(strings.TrimSpace(line))
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
+
+// Text renders the document: lines, with a page marker before each page of
+// a paged document.
+func (d *Document) Text() string {
+	var b strings.Builder
+	for _, p := range d.Pages {
+		if d.Paged {
+			b.WriteString(PageMarker(p.Number))
+			b.WriteByte('\n')
+		}
+		for _, l := range p.Lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// Body is the text without page markers.
+func (d *Document) Body() string {
+	var b strings.Builder
+	for _, p := range d.Pages {
+		for _, l := range p.Lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// finish runs the steps every paged text goes through: running lines out,
+// divided words joined, blank-line runs collapsed.
+func finish(pages [][]string) []Page {
+	removeRunningLines(pages)
+	dehyphenate(pages)
+	out := make([]Page, len(pages))
+	for i, lines := range pages {
+		for j, l := range lines {
+			lines[j] = strings.TrimRightFunc(l, unicode.IsSpace)
+		}
+		out[i] = Page{Number: i + 1, Lines: trimBlank(lines)}
+	}
+	return out
+}
+
+func extractPDF(r io.ReaderAt, size int64) (*Document, error) {
+	pages, unmapped, err := readPDF(r, size)
+	if err != nil {
+		return nil, err
+	}
+	doc := &Document{Paged: true, Pages: finish(pages)}
+	if unmapped > 0 {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("%s glyphs use fonts without a Unicode map and could not be turned into text", humanize.Int(unmapped)))
+	}
+	return doc, nil
+}
+
+// ErrNotDocument is wrapped by errors about content that is no document.
+var ErrNotDocument = errors.New("not a document")

@@ -1,0 +1,259 @@
+package document
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// heading is a section title found in the text.
+type heading struct {
+	line   int // index in the text's lines
+	level  int
+	title  string
+	number []string // 3.2.1 → [3 2 1]; nil for named and Markdown headings
+}
+
+var (
+	markdownRE = regexp.MustCompile(`^(#{1,6})\s+(\S.*)$`)
+	// 3.2.1 Title, 4. Title, A.1. Title (RFC appendices)
+	numberedRE = regexp.MustCompile(`^((?:\d{1,3}|[A-Z])(?:\.\d{1,3})*)(\.?)\s+(\S.*)$`)
+	namedRE    = regexp.MustCompile(`^(?i:(part|teil|chapter|kapitel|section|abschnitt|unterabschnitt|article|artikel|art\.|annex|anhang|anlage|appendix)\s+([0-9]{1,3}[a-z]?|[IVXLC]{1,6}|[A-Z]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)|^§\s*\d{1,4}[a-z]?\b`)
+	// AC-2 ACCOUNT MANAGEMENT: a control of a catalogue (NIST, CIS …)
+	controlRE  = regexp.MustCompile(`^[A-Z]{2,4}-\d{1,3}\s+[A-Z][A-Z0-9 ,/()—–-]{3,}$`)
+	appendixRE = regexp.MustCompile(`(?i)^(annex|anhang|anlage|appendix)\b`)
+	leaderRE   = regexp.MustCompile(`(\.\s?){4,}|…{2,}|\s{2,}\d{1,4}\s*$`)
+	months     = map[string]bool{
+		"januar": true, "jänner": true, "februar": true, "märz": true, "april": true, "mai": true, "juni": true, "juli": true,
+		"august": true, "september": true, "oktober": true, "november": true, "dezember": true,
+		"january": true, "february": true, "march": true, "may": true, "june": true, "july": true, "october": true, "december": true,
+	}
+)
+
+// Levels of named divisions; numbered headings take the depth of their number.
+var namedLevel = map[string]int{
+	"part": 1, "teil": 1, "chapter": 1, "kapitel": 1, "annex": 1, "anhang": 1, "anlage": 1, "appendix": 1,
+	"section": 2, "abschnitt": 2, "unterabschnitt": 3,
+	"article": 3, "artikel": 3, "art.": 3, "§": 3,
+}
+
+// findHeadings finds section titles: Markdown headings, numbered headings
+// (1, 3.2, 3.2.1, A.1) and named divisions (Article 5, § 146, Abschnitt 3,
+// Appendix A) that stand on a line of their own. Tables of contents (dot
+// leaders, page numbers) are skipped. Of the numbered candidates, the
+// longest sequence in which each number follows on from the one before is
+// taken, which leaves out numbered list items and dates.
+func findHeadings(lines []string) []heading {
+	var out, numbered []heading
+	var numbers [][]string
+	for i, raw := range lines {
+		if raw == "" || raw[0] == ' ' || raw[0] == '\t' {
+			continue // body text of indented formats (RFCs) and blank lines
+		}
+		line := strings.TrimSpace(raw)
+		if _, ok := ParsePageMarker(line); ok || utf8.RuneCountInString(line) > 160 {
+			continue
+		}
+		prevBlank := i == 0 || strings.TrimSpace(lines[i-1]) == "" || isMarker(lines[i-1])
+		if m := markdownRE.FindStringSubmatch(line); m != nil {
+			out = append(out, heading{line: i, level: len(m[1]), title: line})
+			continue
+		}
+		if leaderRE.MatchString(line) {
+			continue
+		}
+		if controlRE.MatchString(line) && prevBlank {
+			out = append(out, heading{line: i, level: 2, title: line})
+			continue
+		}
+		if m := numberedRE.FindStringSubmatch(line); m != nil {
+			parts := strings.Split(m[1], ".")
+			bare := len(parts) == 1 && m[2] == ""
+			switch {
+			case isLetterPart(parts[0]) && len(parts) == 1:
+				// "A Title": a sentence, not a section
+			case !titleLike(m[3], bare):
+			case bare && !prevBlank:
+				// "12 Die Buchungen …": a numbered paragraph
+			default:
+				numbered = append(numbered, heading{line: i, level: len(parts), title: line, number: parts})
+				numbers = append(numbers, parts)
+				continue
+			}
+		}
+		if m := namedRE.FindStringSubmatch(line); m != nil && prevBlank && utf8.RuneCountInString(line) <= 100 && !endsSentence(line) {
+			rest := strings.TrimLeft(line[len(m[0]):], " .:-–—")
+			if r, _ := utf8.DecodeRuneInString(rest); rest != "" && unicode.IsLower(r) {
+				continue // "Appendix D provides …": a sentence
+			}
+			kind := strings.ToLower(m[1])
+			if kind == "" {
+				kind = "§"
+			}
+			out = append(out, heading{line: i, level: namedLevel[kind], title: line})
+		}
+	}
+	var appendices []int
+	for _, h := range out {
+		if h.level == 1 && appendixRE.MatchString(h.title) {
+			appendices = append(appendices, h.line)
+		}
+	}
+	for _, k := range longestChain(numbers, numbered, appendices) {
+		out = append(out, numbered[k])
+	}
+	slices.SortFunc(out, func(a, b heading) int { return a.line - b.line })
+	return out
+}
+
+// minSectionGap is how many lines apart two headings of the same level
+// must be: list items and tables of contents are closer.
+const minSectionGap = 3
+
+// longestChain returns the indexes of the heaviest sequence of section
+// numbers in which each follows the one before; among equally heavy ones,
+// the one that ends latest (a body after an unmarked table of contents).
+func longestChain(numbers [][]string, heads []heading, appendices []int) []int {
+	// The numbering of the body does not go on inside an appendix; only
+	// appendix numbers (A.1) do.
+	crosses := func(a, b int, next []string) bool {
+		if isLetterPart(next[0]) {
+			return false
+		}
+		for _, l := range appendices {
+			if a < l && l < b {
+				return true
+			}
+		}
+		return false
+	}
+	// Multi-level numbers (3.2) are strong evidence of a heading; a single
+	// number before a long title is often a list entry or a reference.
+	weight := func(i int) int {
+		switch {
+		case len(numbers[i]) > 1:
+			return 4
+		case utf8.RuneCountInString(heads[i].title) <= 60:
+			return 2
+		}
+		return 1
+	}
+	n := len(numbers)
+	best := make([]int, n)
+	prev := make([]int, n)
+	end := -1
+	for i := range n {
+		best[i], prev[i] = 0, -1
+		if follows(nil, numbers[i]) {
+			best[i] = weight(i)
+		}
+		// Only a window of earlier candidates: sections are not far apart
+		// in the candidate list, and this keeps the search linear.
+		for j := i - 1; j >= 0 && j >= i-400; j-- {
+			if len(numbers[j]) == len(numbers[i]) && heads[i].line-heads[j].line < minSectionGap {
+				continue // a list item, not a section
+			}
+			if best[j] > 0 && best[j]+weight(i) > best[i] && follows(numbers[j], numbers[i]) && !crosses(heads[j].line, heads[i].line, numbers[i]) {
+				best[i], prev[i] = best[j]+weight(i), j
+			}
+		}
+		if best[i] > 0 && (end < 0 || best[i] >= best[end]) {
+			end = i
+		}
+	}
+	var chain []int
+	for i := end; i >= 0; i = prev[i] {
+		chain = append(chain, i)
+	}
+	slices.Reverse(chain)
+	return chain
+}
+
+func isMarker(s string) bool {
+	_, ok := ParsePageMarker(s)
+	return ok
+}
+
+func isLetterPart(p string) bool { return len(p) == 1 && p[0] >= 'A' && p[0] <= 'Z' }
+
+// titleLike reports whether the text after a section number reads like a
+// title: it starts with a capital (or §, a quote, a bracket), is not a date,
+// and is not a long sentence.
+func titleLike(title string, bare bool) bool {
+	first, _ := utf8.DecodeRuneInString(title)
+	if !(unicode.IsUpper(first) || strings.ContainsRune("§\"'(„“", first)) {
+		return false
+	}
+	word := strings.ToLower(strings.TrimRight(strings.Fields(title)[0], ".,"))
+	if months[word] {
+		return false
+	}
+	n := utf8.RuneCountInString(title)
+	if bare && n > 80 {
+		return false
+	}
+	// Titles do not end like sentences or list entries.
+	t := strings.TrimSpace(title)
+	return !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, ",") && !strings.HasSuffix(t, ";") && !(n > 60 && endsSentence(t))
+}
+
+func endsSentence(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasSuffix(s, ".") || strings.HasSuffix(s, ";") || strings.HasSuffix(s, ",") || strings.HasSuffix(s, ":")
+}
+
+// follows reports whether section number next can come after last: after
+// their common beginning, next goes up by one (or two, when a heading was
+// not recognised) and any deeper parts start at 1 — 4.1.5 → 4.2 or 4.2.1
+// or 5 — or next goes deeper than last, starting at 1: 4 → 4.1 → 4.1.1.
+// Levels may be skipped: some documents do not print every heading number.
+func follows(last, next []string) bool {
+	val := func(p string) int {
+		if isLetterPart(p) {
+			return int(p[0]-'A') + 1
+		}
+		n, _ := strconv.Atoi(p)
+		return n
+	}
+	p := 0
+	for p < len(last) && p < len(next) && last[p] == next[p] {
+		p++
+	}
+	switch {
+	case len(last) == 0 || p == 0 && isLetterPart(next[0]) != isLetterPart(last[0]):
+		// a numbering starts; appendices A, B … may follow numbered sections
+		return val(next[0]) <= 3 && allSmall(next[1:])
+	case p == len(next):
+		return false // the same number, or a parent of last
+	case p == len(last):
+		return allSmall(next[p:]) // deeper
+	}
+	d := val(next[p]) - val(last[p])
+	// Skipping a number is allowed below the top level only: at the top,
+	// it lets numbered lists in.
+	return (d == 1 || d == 2 && p > 0) && allSmall(next[p+1:])
+}
+
+func allSmall(parts []string) bool {
+	for _, p := range parts {
+		if n, _ := strconv.Atoi(p); n > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+func prefixEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,86 @@
+package document
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// ManifestFile is where the chunk list is kept in a job.
+const ManifestFile = "chunks/manifest.json"
+
+// Manifest is the content of chunks/manifest.json: the chunks of every
+// document of the job, in order.
+type Manifest struct {
+	Chunks []ManifestChunk `json:"chunks"`
+}
+
+// ManifestChunk describes one chunk file.
+type ManifestChunk struct {
+	ID        string   `json:"id"`
+	File      string   `json:"file"`     // chunks/chunk_007.md
+	Document  string   `json:"document"` // the source document's name, as cited: GoBD.pdf
+	Source    string   `json:"source"`   // the extracted text it was cut from: input/GoBD.txt
+	Heading   string   `json:"heading"`
+	Sections  []string `json:"sections,omitempty"`
+	FirstPage int      `json:"first_page,omitempty"`
+	LastPage  int      `json:"last_page,omitempty"`
+	StartLine int      `json:"start_line"`
+	EndLine   int      `json:"end_line"`
+	Tokens    int      `json:"tokens"`
+}
+
+// ParseManifest reads chunks/manifest.json.
+func ParseManifest(data []byte) (Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return m, fmt.Errorf("%s is not valid JSON: %v", ManifestFile, err)
+	}
+	return m, nil
+}
+
+// Find returns the chunk with the given id.
+func (m Manifest) Find(id string) (ManifestChunk, bool) {
+	for _, c := range m.Chunks {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return ManifestChunk{}, false
+}
+
+// Pages renders a page range: "p. 4", "pp. 4–6", or "" for unpaged text.
+func (c ManifestChunk) Pages() string {
+	switch {
+	case c.FirstPage == 0:
+		return ""
+	case c.LastPage <= c.FirstPage:
+		return fmt.Sprintf("p. %d", c.FirstPage)
+	}
+	return fmt.Sprintf("pp. %d-%d", c.FirstPage, c.LastPage)
+}
+
+// ChunkFile renders a chunk file: one header line naming the chunk, its
+// document, pages and section, a blank line, then the text.
+//
+//	[chunk_007 | GoBD.pdf | pp. 12-14 | 3. Allgemeine Anforderungen > 3.2 …]
+func ChunkFile(c ManifestChunk, text string) string {
+	parts := []string{c.ID, c.Document}
+	if p := c.Pages(); p != "" {
+		parts = append(parts, p)
+	}
+	if c.Heading != "" {
+		parts = append(parts, c.Heading)
+	}
+	return "[" + strings.Join(parts, " | ") + "]\n\n" + text
+}
+
+// ChunkBody returns the text of a chunk file without its header line.
+func ChunkBody(file string) string {
+	if strings.HasPrefix(file, "[chunk_") {
+		if i := strings.Index(file, "]\n"); i >= 0 {
+			return strings.TrimPrefix(file[i+2:], "\n")
+		}
+	}
+	return file
+}

@@ -1,0 +1,463 @@
+package document
+
+import (
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ledongthuc/pdf"
+)
+
+// glyph is one character drawn on a page, in a frame where its text runs
+// left to right: x grows along the text, y upwards.
+type glyph struct {
+	x, y  float64 // start of the glyph on its baseline
+	w     float64 // advance width
+	size  float64 // font size on the page
+	s     string
+	seq   int32 // position in drawing order
+	rot   int8  // quarter turns of the text direction, 0 for upright text
+	space bool
+}
+
+func (g glyph) end() float64 { return g.x + g.w }
+
+// matrix is a PDF transformation [a b c d e f]; points are row vectors.
+type matrix [6]float64
+
+var identity = matrix{1, 0, 0, 1, 0, 0}
+
+// mul returns m × n: first m, then n.
+func (m matrix) mul(n matrix) matrix {
+	return matrix{
+		m[0]*n[0] + m[1]*n[2], m[0]*n[1] + m[1]*n[3],
+		m[2]*n[0] + m[3]*n[2], m[2]*n[1] + m[3]*n[3],
+		m[4]*n[0] + m[5]*n[2] + n[4], m[4]*n[1] + m[5]*n[3] + n[5],
+	}
+}
+
+func (m matrix) apply(x, y float64) (float64, float64) {
+	return x*m[0] + y*m[2] + m[4], x*m[1] + y*m[3] + m[5]
+}
+
+func matrixOf(v pdf.Value) (matrix, bool) {
+	if v.Len() != 6 {
+		return identity, false
+	}
+	var m matrix
+	for i := range m {
+		m[i] = v.Index(i).Float64()
+	}
+	return m, true
+}
+
+type textState struct {
+	ctm            matrix
+	tm, tlm        matrix
+	tc, tw, th, tl float64
+	tfs, trise     float64
+	font           *fontInfo
+}
+
+// Limits that keep a hostile file from exhausting memory or time.
+const (
+	maxGlyphsPerPage = 2_000_000
+	maxFormDepth     = 12
+)
+
+// pageReader collects the glyphs of one page.
+type pageReader struct {
+	glyphs   []glyph
+	fonts    map[string]*fontInfo // by scope and resource name, for this page
+	shared   map[uint64]*fontInfo // by PDF object, across pages
+	unmapped int                  // glyphs of fonts whose codes cannot be turned into text
+	scopes   int
+}
+
+func (p *pageReader) font(scope int, res pdf.Value, name string) *fontInfo {
+	key := strconv.Itoa(scope) + "\x00" + name
+	if f, ok := p.fonts[key]; ok {
+		return f
+	}
+	v := res.Key("Font").Key(name)
+	id, indirect := objectID(v)
+	f := p.shared[id]
+	if f == nil || !indirect {
+		f = newFontInfo(v)
+		if indirect && p.shared != nil {
+			p.shared[id] = f
+		}
+	}
+	p.fonts[key] = f
+	return f
+}
+
+// objectID is the object number and generation of an indirect PDF object.
+// The library keeps them unexported; reading them lets a font parsed on one
+// page serve every page that uses it. ok is false for direct objects.
+func objectID(v pdf.Value) (id uint64, ok bool) {
+	ptr := reflect.ValueOf(v).FieldByName("ptr")
+	if !ptr.IsValid() || ptr.NumField() < 2 {
+		return 0, false
+	}
+	num, gen := ptr.Field(0).Uint(), ptr.Field(1).Uint()
+	return num<<16 | gen, num != 0
+}
+
+// run interprets a content stream (page or form) with the given resources
+// and initial transformation.
+func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
+	p.scopes++
+	scope := p.scopes
+	g := textState{ctm: ctm, tm: identity, tlm: identity, th: 1}
+	var stack []textState
+	var buf []pdf.Value
+	pdf.Interpret(content, func(stk *pdf.Stack, op string) {
+		n := stk.Len()
+		buf = slices.Grow(buf[:0], n)[:n]
+		args := buf
+		for i := n - 1; i >= 0; i-- {
+			args[i] = stk.Pop()
+		}
+		num := func(i int) float64 {
+			if i < len(args) {
+				return args[i].Float64()
+			}
+			return 0
+		}
+		switch op {
+		case "q":
+			stack = append(stack, g)
+		case "Q":
+			if len(stack) > 0 {
+				g = stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+			}
+		case "cm":
+			if len(args) == 6 {
+				m := matrix{num(0), num(1), num(2), num(3), num(4), num(5)}
+				g.ctm = m.mul(g.ctm)
+			}
+		case "BT":
+			g.tm, g.tlm = identity, identity
+		case "Tc":
+			g.tc = num(0)
+		case "Tw":
+			g.tw = num(0)
+		case "Tz":
+			g.th = num(0) / 100
+		case "TL":
+			g.tl = num(0)
+		case "Ts":
+			g.trise = num(0)
+		case "Tf":
+			if len(args) == 2 {
+				g.font = p.font(scope, res, args[0].Name())
+				g.tfs = num(1)
+			}
+		case "Td", "TD":
+			if op == "TD" {
+				g.tl = -num(1)
+			}
+			g.tlm = matrix{1, 0, 0, 1, num(0), num(1)}.mul(g.tlm)
+			g.tm = g.tlm
+		case "Tm":
+			if len(args) == 6 {
+				g.tlm = matrix{num(0), num(1), num(2), num(3), num(4), num(5)}
+				g.tm = g.tlm
+			}
+		case "T*":
+			g.tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(g.tlm)
+			g.tm = g.tlm
+		case "Tj":
+			if len(args) == 1 {
+				p.show(&g, args[0].RawString())
+			}
+		case "'", "\"":
+			if op == "\"" && len(args) == 3 {
+				g.tw, g.tc = num(0), num(1)
+				args = args[2:]
+			}
+			g.tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(g.tlm)
+			g.tm = g.tlm
+			if len(args) == 1 {
+				p.show(&g, args[0].RawString())
+			}
+		case "TJ":
+			if len(args) != 1 {
+				return
+			}
+			a := args[0]
+			for i := 0; i < a.Len(); i++ {
+				x := a.Index(i)
+				if x.Kind() == pdf.String {
+					p.show(&g, x.RawString())
+				} else {
+					tx := -x.Float64() / 1000 * g.tfs * g.th
+					g.tm = matrix{1, 0, 0, 1, tx, 0}.mul(g.tm)
+				}
+			}
+		case "Do":
+			if len(args) != 1 || depth >= maxFormDepth {
+				return
+			}
+			xo := res.Key("XObject").Key(args[0].Name())
+			if xo.Key("Subtype").Name() != "Form" {
+				return
+			}
+			m, _ := matrixOf(xo.Key("Matrix"))
+			sub := xo.Key("Resources")
+			if sub.IsNull() {
+				sub = res
+			}
+			p.run(xo, sub, m.mul(g.ctm), depth+1)
+		}
+	})
+}
+
+// show draws a string with the current font, one glyph per character code.
+// The text rendering matrix only moves along the baseline from glyph to
+// glyph, so it is computed once and then translated.
+func (p *pageReader) show(g *textState, raw string) {
+	f := g.font
+	if f == nil {
+		f = fallbackFont
+	}
+	m := g.tm.mul(g.ctm) // text space to page
+	hs := g.tfs * g.th
+	for len(raw) > 0 {
+		if len(p.glyphs) >= maxGlyphsPerPage {
+			return
+		}
+		n := f.codeLen(raw)
+		code := raw[:n]
+		raw = raw[n:]
+		w0 := f.width(code)
+		text, ok := f.text(code)
+		isSpace := n == 1 && code[0] == ' '
+		x0, y0 := m.apply(0, g.trise)
+		x1, y1 := m.apply(w0*f.scale*hs, g.trise)
+		ux, uy := m.apply(0, g.tfs+g.trise)
+		dx, dy := x1-x0, y1-y0
+		if dx == 0 && dy == 0 {
+			dx, dy = m[0], m[1]
+		}
+		switch {
+		case !ok:
+			p.unmapped++
+		case text != "":
+			rot := quarterTurns(dx, dy)
+			x, y := x0, y0
+			if rot != 0 {
+				x, y = rotate(x0, y0, rot)
+			}
+			if strings.TrimSpace(text) == "" {
+				text, isSpace = " ", true
+			}
+			p.glyphs = append(p.glyphs, glyph{x: x, y: y, w: math.Hypot(dx, dy), size: math.Hypot(ux-x0, uy-y0),
+				s: text, space: isSpace, rot: int8(rot), seq: int32(len(p.glyphs))})
+		}
+		tx := w0*f.scale*g.tfs + g.tc
+		if isSpace {
+			tx += g.tw
+		}
+		tx *= g.th
+		m[4] += tx * m[0]
+		m[5] += tx * m[1]
+		g.tm[4] += tx * g.tm[0]
+		g.tm[5] += tx * g.tm[1]
+	}
+}
+
+// quarterTurns classifies a text direction as 0, 90, 180 or 270 degrees.
+func quarterTurns(dx, dy float64) int {
+	if dy == 0 && dx > 0 {
+		return 0
+	}
+	a := math.Atan2(dy, dx) / (math.Pi / 2)
+	return ((int(math.Round(a)) % 4) + 4) % 4
+}
+
+// rotate turns a point so that text of the given direction runs left to right.
+func rotate(x, y float64, rot int) (float64, float64) {
+	switch rot {
+	case 1:
+		return y, -x
+	case 2:
+		return -x, -y
+	case 3:
+		return -y, x
+	}
+	return x, y
+}
+
+// fontInfo knows how to turn a font's character codes into text and widths.
+type fontInfo struct {
+	twoByte bool
+	cmap    *toUnicode
+	enc     pdf.TextEncoding
+	first   int
+	widths  []float64
+	cidW    map[uint32]float64
+	dw      float64 // default width
+	scale   float64 // glyph space to text space
+	noText  bool    // no way to turn codes into text
+	cache   map[string]decoded
+}
+
+type decoded struct {
+	s  string
+	ok bool
+}
+
+// fallbackFont stands in for a missing font resource. It is never cached
+// into, so pages may share it.
+var fallbackFont = &fontInfo{dw: 500, scale: 0.001, enc: latin1{}, cache: map[string]decoded{}}
+
+func newFontInfo(v pdf.Value) *fontInfo {
+	if v.IsNull() {
+		return fallbackFont
+	}
+	f := &fontInfo{scale: 0.001}
+	sub := v.Key("Subtype").Name()
+	if tu := v.Key("ToUnicode"); tu.Kind() == pdf.Stream {
+		f.cmap = parseCMap(tu.Reader())
+	}
+	if sub == "Type0" {
+		f.twoByte = true
+		desc := v.Key("DescendantFonts").Index(0)
+		f.dw = 1000
+		if dw := desc.Key("DW"); !dw.IsNull() {
+			f.dw = dw.Float64()
+		}
+		f.cidW = cidWidths(desc.Key("W"))
+		if f.cmap == nil {
+			f.noText = true
+		}
+		return f
+	}
+	if sub == "Type3" {
+		if m, ok := matrixOf(v.Key("FontMatrix")); ok && m[0] != 0 {
+			f.scale = m[0]
+		}
+	}
+	font := pdf.Font{V: v}
+	f.enc = font.Encoder()
+	if enc := v.Key("Encoding"); enc.Kind() == pdf.Name && enc.Name() != "WinAnsiEncoding" && enc.Name() != "MacRomanEncoding" {
+		f.enc = latin1{} // StandardEncoding and the like: close to Latin-1 for text
+	}
+	f.first = int(v.Key("FirstChar").Int64())
+	ws := v.Key("Widths")
+	for i := 0; i < ws.Len(); i++ {
+		f.widths = append(f.widths, ws.Index(i).Float64())
+	}
+	f.dw = v.Key("FontDescriptor").Key("MissingWidth").Float64()
+	if len(f.widths) == 0 && f.dw == 0 {
+		f.dw = 500 // standard fonts without widths: an average glyph
+	}
+	return f
+}
+
+// cidWidths reads a CIDFont's W array: c [w1 w2 …] or cfirst clast w.
+func cidWidths(w pdf.Value) map[uint32]float64 {
+	out := map[uint32]float64{}
+	for i := 0; i < w.Len(); {
+		c := uint32(w.Index(i).Int64())
+		next := w.Index(i + 1)
+		if next.Kind() == pdf.Array {
+			for j := 0; j < next.Len() && j < 1<<16; j++ {
+				out[c+uint32(j)] = next.Index(j).Float64()
+			}
+			i += 2
+			continue
+		}
+		last := uint32(next.Int64())
+		width := w.Index(i + 2).Float64()
+		for k := c; k <= last && k-c < 1<<16; k++ {
+			out[k] = width
+		}
+		i += 3
+	}
+	return out
+}
+
+// codeLen is the length of the code at the start of raw. Simple fonts
+// always use one byte, whatever their ToUnicode CMap declares (Word writes
+// two-byte codespaces for one-byte fonts); composite fonts follow the CMap.
+func (f *fontInfo) codeLen(raw string) int {
+	if !f.twoByte {
+		return 1
+	}
+	n := 2
+	if f.cmap != nil && len(f.cmap.spaces) > 0 {
+		n = f.cmap.codeLen(raw, 2)
+	}
+	return min(max(n, 1), len(raw))
+}
+
+func (f *fontInfo) width(code string) float64 {
+	c := bytesToCode(code)
+	if f.cidW != nil || f.twoByte {
+		if w, ok := f.cidW[c]; ok {
+			return w
+		}
+		return f.dw
+	}
+	if i := int(c) - f.first; i >= 0 && i < len(f.widths) {
+		return f.widths[i]
+	}
+	return f.dw
+}
+
+// text returns the text of a code; ok is false when it cannot be known.
+func (f *fontInfo) text(code string) (string, bool) {
+	if d, hit := f.cache[code]; hit {
+		return d.s, d.ok
+	}
+	s, ok := f.decode(code)
+	if f.cache == nil {
+		f.cache = map[string]decoded{}
+	}
+	f.cache[code] = decoded{s, ok}
+	return s, ok
+}
+
+func (f *fontInfo) decode(code string) (string, bool) {
+	if f.cmap != nil {
+		if s, ok := f.cmap.lookup(bytesToCode(code)); ok {
+			return normalizeGlyphText(s), true
+		}
+	}
+	if f.noText || f.enc == nil {
+		return "", false
+	}
+	return normalizeGlyphText(f.enc.Decode(code)), true
+}
+
+// latin1 decodes bytes as ISO 8859-1, for fonts with standard encoding.
+type latin1 struct{}
+
+func (latin1) Decode(raw string) string {
+	r := make([]rune, len(raw))
+	for i := 0; i < len(raw); i++ {
+		r[i] = rune(raw[i])
+	}
+	return string(r)
+}
+
+// normalizeGlyphText replaces ligatures by their letters and drops
+// characters that carry no text.
+func normalizeGlyphText(s string) string {
+	if s == "" {
+		return s
+	}
+	return glyphReplacer.Replace(s)
+}
+
+var glyphReplacer = strings.NewReplacer(
+	"\ufb00", "ff", "\ufb01", "fi", "\ufb02", "fl", "\ufb03", "ffi", "\ufb04", "ffl", "\ufb05", "st", "\ufb06", "st",
+	"\u00a0", " ", "\u2002", " ", "\u2003", " ", "\u2009", " ",
+	"\x00", "", "\ufeff", "", "\u200b", "",
+)
