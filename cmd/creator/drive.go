@@ -11,6 +11,7 @@ import (
 	"creator/internal/completion"
 	"creator/internal/humanize"
 	"creator/internal/llm"
+	"creator/internal/tokens"
 	"creator/internal/transcript"
 	"creator/planner"
 	"creator/templates"
@@ -132,7 +133,9 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 		t := a.Totals()
 		return tools.JobStats{Steps: t.Steps, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, Started: info.CreatedAt}
 	}
-	reg, err := tools.NewRegistry(append(tools.WorkspaceTools(job), tools.PlanningTools(pl, stats, nil)...)...)
+	all := append(tools.WorkspaceTools(job), tools.PlanningTools(pl, stats, nil)...)
+	all = append(all, tools.DocumentTools(job, tokens.Default())...)
+	reg, err := tools.NewRegistry(all...)
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,18 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+
+	"creator/internal/atomicfile"
+	"creator/internal/document"
+	"creator/internal/humanize"
+	"creator/internal/tokens"
 )
 
 // runOptions are the flags of run and resume (DESIGN.md).
@@ -138,18 +146,53 @@ func newExportCmd(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
+type extractOptions struct {
+	*globalOptions
+	document string
+	output   string
+}
+
 func newExtractCmd(g *globalOptions) *cobra.Command {
-	var output string
+	o := &extractOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "extract DOCUMENT [-o FILE]",
 		Short: "Print a document's text as the agent gets it",
-		Args:  args(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return notAvailable("extract")
+		Long: `Extract the text of a document (PDF, text, Markdown, HTML, DOCX) exactly as
+the agent's extract_document_text tool does, and print it or write it to a
+file. Each page of a paged document starts with a line '--- page N ---';
+running headers, footers and page numbers are removed and words divided at
+line ends are joined. A summary (pages, characters, tokens) goes to stderr.`,
+		Example: `  creator extract GoBD.pdf | less
+  creator extract -o rfc9000.clean.txt rfc9000.txt`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			o.document = a[0]
+			return runExtract(o)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default: stdout)")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
 	return cmd
+}
+
+func runExtract(o *extractOptions) error {
+	doc, err := document.Extract(o.document, document.Options{})
+	if err != nil {
+		return err
+	}
+	text := doc.Text()
+	if o.output == "" {
+		if _, err := io.WriteString(o.streams.Out, text); err != nil {
+			return err
+		}
+	} else if err := atomicfile.Write(o.output, []byte(text), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.streams.ErrOut, "%s: %s, %s characters, %s tokens\n", filepath.Base(o.document),
+		humanize.Plural(len(doc.Pages), "page"), humanize.Int(utf8.RuneCountInString(text)), humanize.Int(tokens.Default().Count(text)))
+	for _, n := range doc.Notes {
+		fmt.Fprintf(o.streams.ErrOut, "note: %s\n", n)
+	}
+	return nil
 }
 
 // notAvailable is the honest answer of a command this build cannot perform yet.

@@ -1,0 +1,244 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"creator/internal/document"
+	"creator/internal/humanize"
+	"creator/workspace"
+)
+
+// Bounds of chunk_document's max_tokens.
+const (
+	MinChunkTokens = 200
+	MaxChunkTokens = 8000
+)
+
+// DocumentTools returns extract_document_text and chunk_document.
+func DocumentTools(job *workspace.Job, counter document.Counter) []Tool {
+	d := &docTools{job: job, count: counter}
+	return []Tool{
+		Func("extract_document_text", "Extract the text of a source document (PDF, text, Markdown, HTML, DOCX) and write it next to it: input/doc.pdf → input/doc.txt. Pages start with lines '--- page N ---'; running headers, footers and page numbers are removed. Returns pages, characters, tokens and the output path.", d.extract),
+		Func("chunk_document", "Split extracted text (or a source document, which is extracted first) into chunks along its sections: chunks/chunk_NNN.md and chunks/manifest.json (id, heading path, pages, lines, tokens). No chunk exceeds max_tokens (default 1500); sentences are never cut. Returns the chunk list.", d.chunk),
+	}
+}
+
+type docTools struct {
+	job   *workspace.Job
+	count document.Counter
+}
+
+type extractArgs struct {
+	Path string `json:"path" jsonschema:"the source document, e.g. input/policy.pdf"`
+}
+
+// extractedName is where the text of a document goes: next to it, with
+// .txt; a .txt source gets .extracted.txt so that it is not overwritten.
+func extractedName(rel string) string {
+	ext := path.Ext(rel)
+	base := strings.TrimSuffix(rel, ext)
+	if strings.EqualFold(ext, ".txt") {
+		return base + ".extracted.txt"
+	}
+	return base + ".txt"
+}
+
+type extracted struct {
+	source, out string
+	doc         *document.Document
+	text        string
+}
+
+func (d *docTools) extractTo(p string) (extracted, error) {
+	rel, err := d.job.Resolve(p, workspace.Read)
+	if err != nil {
+		return extracted{}, err
+	}
+	if _, err := os.Stat(filepath.Join(d.job.Dir, filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
+		return extracted{}, fmt.Errorf("path '%s' does not exist", p)
+	}
+	doc, err := document.Extract(filepath.Join(d.job.Dir, filepath.FromSlash(rel)), document.Options{})
+	if err != nil {
+		return extracted{}, err
+	}
+	text := doc.Text()
+	out := extractedName(rel)
+	if err := d.job.WriteInternal(out, []byte(text)); err != nil {
+		return extracted{}, err
+	}
+	return extracted{source: rel, out: out, doc: doc, text: text}, nil
+}
+
+func (d *docTools) extract(ctx context.Context, a extractArgs) (string, error) {
+	x, err := d.extractTo(a.Path)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "extracted %s (%s) to %s: %s, %s characters, %s tokens.",
+		x.source, formatName(x.doc.Format), x.out, humanize.Plural(len(x.doc.Pages), "page"),
+		humanize.Int(len([]rune(x.text))), humanize.Int(d.count.Count(x.text)))
+	if x.doc.Paged {
+		b.WriteString(" Each page starts with a line '--- page N ---'.")
+	}
+	for _, n := range x.doc.Notes {
+		b.WriteString(" Note: " + n + ".")
+	}
+	fmt.Fprintf(&b, " Next: chunk_document(path=%q).", x.out)
+	return b.String(), nil
+}
+
+func formatName(f string) string {
+	switch f {
+	case document.FormatPDF:
+		return "PDF"
+	case document.FormatDOCX:
+		return "Word document"
+	case document.FormatHTML:
+		return "HTML"
+	}
+	return "text"
+}
+
+type chunkArgs struct {
+	Path      string `json:"path" jsonschema:"the extracted text, e.g. input/policy.txt, or a source document in input/"`
+	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"largest chunk in tokens, 200 to 8000 (default 1500)"`
+}
+
+func (d *docTools) chunk(ctx context.Context, a chunkArgs) (string, error) {
+	limit := a.MaxTokens
+	if limit == 0 {
+		limit = document.DefaultChunkTokens
+	}
+	if limit < MinChunkTokens || limit > MaxChunkTokens {
+		return "", fmt.Errorf("max_tokens must be between %d and %d", MinChunkTokens, MaxChunkTokens)
+	}
+	rel, err := d.job.Resolve(a.Path, workspace.Read)
+	if err != nil {
+		return "", err
+	}
+	info, err := d.job.Info()
+	if err != nil {
+		return "", err
+	}
+	docName, source, text := "", rel, ""
+	for _, in := range info.Inputs {
+		switch rel {
+		case "input/" + in.Name:
+			// A source document: extract it first.
+			x, err := d.extractTo(rel)
+			if err != nil {
+				return "", err
+			}
+			docName, source, text = in.Name, x.out, x.text
+		case extractedName("input/" + in.Name):
+			docName = in.Name
+		}
+	}
+	if text == "" {
+		data, _, err := d.job.ReadFile(rel, document.DefaultMaxBytes)
+		if err != nil {
+			return "", err
+		}
+		text = string(data)
+		if docName == "" {
+			docName = path.Base(rel)
+		}
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", fmt.Errorf("'%s' holds no text to chunk", source)
+	}
+	chunks := document.ChunkText(text, limit, d.count)
+	man, err := d.replaceChunks(source, docName, chunks)
+	if err != nil {
+		return "", err
+	}
+	return d.chunkList(source, limit, man), nil
+}
+
+// replaceChunks writes the chunk files of one source and the manifest. The
+// chunks of other sources stay; this source's earlier chunk files are
+// removed; new ids follow the highest id in use.
+func (d *docTools) replaceChunks(source, docName string, chunks []document.Chunk) (document.Manifest, error) {
+	var man document.Manifest
+	if data, err := d.job.ReadInternal(document.ManifestFile); err == nil {
+		if m, err := document.ParseManifest(data); err == nil {
+			man = m
+		}
+	}
+	kept := man.Chunks[:0:0]
+	next := 1
+	for _, c := range man.Chunks {
+		if c.Source == source {
+			_, _, _ = d.job.Remove(c.File)
+			continue
+		}
+		kept = append(kept, c)
+		var n int
+		if _, err := fmt.Sscanf(c.ID, "chunk_%d", &n); err == nil && n >= next {
+			next = n + 1
+		}
+	}
+	man.Chunks = kept
+	for i, c := range chunks {
+		id := fmt.Sprintf("chunk_%03d", next+i)
+		mc := document.ManifestChunk{
+			ID: id, File: "chunks/" + id + ".md", Document: docName, Source: source,
+			Heading: c.Heading, Sections: c.Sections, FirstPage: c.FirstPage, LastPage: c.LastPage,
+			StartLine: c.StartLine, EndLine: c.EndLine, Tokens: c.Tokens,
+		}
+		if _, err := d.job.WriteFile(mc.File, []byte(document.ChunkFile(mc, c.Text))); err != nil {
+			return man, err
+		}
+		man.Chunks = append(man.Chunks, mc)
+	}
+	data, err := jsonIndent(man)
+	if err != nil {
+		return man, err
+	}
+	return man, d.job.WriteInternal(document.ManifestFile, data)
+}
+
+// chunkList is the tool's result: the chunks compactly, not their text.
+func (d *docTools) chunkList(source string, limit int, man document.Manifest) string {
+	var mine []document.ManifestChunk
+	largest := 0
+	for _, c := range man.Chunks {
+		if c.Source == source {
+			mine = append(mine, c)
+			largest = max(largest, c.Tokens)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "chunked %s into %s (largest %s tokens, limit %s): files %s … %s, list in %s.\n",
+		source, humanize.Plural(len(mine), "chunk"), humanize.Int(largest), humanize.Int(limit),
+		mine[0].File, mine[len(mine)-1].File, document.ManifestFile)
+	show := func(c document.ManifestChunk) {
+		heading := c.Heading
+		if heading == "" {
+			heading = "(before the first heading)"
+		}
+		pages := c.Pages()
+		if pages != "" {
+			pages = "  " + pages
+		}
+		fmt.Fprintf(&b, "%s%s  %s tok  %s\n", c.ID, pages, humanize.Int(c.Tokens), heading)
+	}
+	const head, tail = 30, 5
+	for i, c := range mine {
+		switch {
+		case len(mine) <= head+tail || i < head || i >= len(mine)-tail:
+			show(c)
+		case i == head:
+			fmt.Fprintf(&b, "… %d more chunks, see %s …\n", len(mine)-head-tail, document.ManifestFile)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

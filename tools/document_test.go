@@ -1,0 +1,154 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"creator/internal/document"
+	"creator/internal/pdfwrite"
+	"creator/internal/tokens"
+	"creator/workspace"
+)
+
+// docEnv is a job with a generated PDF (policy.pdf) and a text file
+// (notes.txt) as inputs, and the document tools.
+func docEnv(t *testing.T) (*workspace.Job, *Registry) {
+	t.Helper()
+	base := t.TempDir()
+	var blocks []pdfwrite.Block
+	for i := 1; i <= 6; i++ {
+		blocks = append(blocks, pdfwrite.Block{Heading: true, Text: fmt.Sprintf("%d Section %d", i, i)})
+		for j := 1; j <= 4; j++ {
+			blocks = append(blocks, pdfwrite.Block{Text: fmt.Sprintf("Rule %d.%d: the operator must keep the records of kind %d for %d years. ", i, j, i, j) +
+				strings.Repeat(fmt.Sprintf("Records of kind %d are checked. ", i*10+j), 8)})
+		}
+	}
+	pdf := filepath.Join(base, "policy.pdf")
+	os.WriteFile(pdf, (&pdfwrite.Document{Pages: pdfwrite.Layout{Header: "Policy", Footer: "Page %d"}.Pages(blocks)}).Bytes(), 0o644)
+	txt := filepath.Join(base, "notes.txt")
+	os.WriteFile(txt, []byte("1. Scope\n\nStaff must lock screens.\n\n2. Keys\n\nKeys shall be rotated yearly.\n"), 0o644)
+	job, err := workspace.Create(filepath.Join(base, "ws"), workspace.CreateOptions{ID: "d", Inputs: []string{pdf, txt}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { job.Close() })
+	reg, err := NewRegistry(append(WorkspaceTools(job), DocumentTools(job, tokens.Default())...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job, reg
+}
+
+func call(t *testing.T, reg *Registry, name, args string) (string, error) {
+	t.Helper()
+	return reg.Call(context.Background(), name, json.RawMessage(args))
+}
+
+func manifest(t *testing.T, job *workspace.Job) document.Manifest {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(job.Dir, "chunks", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := document.ParseManifest(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestExtractDocumentText(t *testing.T) {
+	job, reg := docEnv(t)
+	out, err := call(t, reg, "extract_document_text", `{"path":"input/policy.pdf"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"extracted input/policy.pdf (PDF) to input/policy.txt:", "pages", "tokens", "'--- page N ---'", `chunk_document(path="input/policy.txt")`} {
+		if !strings.Contains(out, w) {
+			t.Errorf("result lacks %q: %s", w, out)
+		}
+	}
+	text, _ := os.ReadFile(filepath.Join(job.Dir, "input", "policy.txt"))
+	if !strings.HasPrefix(string(text), "--- page 1 ---\n") || !strings.Contains(string(text), "Rule 6.4: the operator must keep the records of kind 6 for 4 years.") {
+		t.Fatalf("extracted text:\n%.300s", text)
+	}
+	// A text source is not overwritten by its extracted text.
+	out, err = call(t, reg, "extract_document_text", `{"path":"input/notes.txt"}`)
+	if err != nil || !strings.Contains(out, "to input/notes.extracted.txt") {
+		t.Fatalf("text source: %s, %v", out, err)
+	}
+	for _, c := range []struct{ args, want string }{
+		{`{"path":"input/missing.pdf"}`, "does not exist"},
+		{`{"path":"../outside.pdf"}`, "leaves the workspace"},
+		{`{"path":"instructions.md"}`, "instructions.md is empty"},
+		{`{}`, `missing required field "path"`},
+	} {
+		if _, err := call(t, reg, "extract_document_text", c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("extract_document_text(%s) = %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestChunkDocument(t *testing.T) {
+	job, reg := docEnv(t)
+	// A source document is extracted first.
+	out, err := call(t, reg, "chunk_document", `{"path":"input/policy.pdf","max_tokens":300}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "chunked input/policy.txt into") || !strings.Contains(out, "chunk_001  p. 1") || !strings.Contains(out, "1 Section 1") {
+		t.Fatalf("result: %s", out)
+	}
+	m := manifest(t, job)
+	if len(m.Chunks) < 4 {
+		t.Fatalf("%d chunks", len(m.Chunks))
+	}
+	var joined strings.Builder
+	for _, c := range m.Chunks {
+		data, err := os.ReadFile(filepath.Join(job.Dir, c.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		header := strings.SplitN(string(data), "\n", 2)[0]
+		if !strings.HasPrefix(header, "["+c.ID+" | policy.pdf | p") || c.Tokens > 300 || c.Document != "policy.pdf" || c.Source != "input/policy.txt" {
+			t.Errorf("chunk %s: header %q, %+v", c.ID, header, c)
+		}
+		joined.WriteString(document.ChunkBody(string(data)))
+	}
+	text, _ := os.ReadFile(filepath.Join(job.Dir, "input", "policy.txt"))
+	if joined.String() != string(text) {
+		t.Error("the chunk files do not add up to the extracted text")
+	}
+	first := len(m.Chunks)
+
+	// A second document's chunks follow; re-chunking the first replaces only its own.
+	if _, err := call(t, reg, "chunk_document", `{"path":"input/notes.txt"}`); err != nil {
+		t.Fatal(err)
+	}
+	m = manifest(t, job)
+	last := m.Chunks[len(m.Chunks)-1]
+	if last.Document != "notes.txt" || last.ID != fmt.Sprintf("chunk_%03d", first+1) || last.Heading != "1. Scope" || len(last.Sections) != 1 {
+		t.Fatalf("second document's chunk: %+v", last)
+	}
+	if _, err := call(t, reg, "chunk_document", `{"path":"input/policy.txt","max_tokens":8000}`); err != nil {
+		t.Fatal(err)
+	}
+	m = manifest(t, job)
+	files, _ := filepath.Glob(filepath.Join(job.Dir, "chunks", "chunk_*.md"))
+	if len(m.Chunks) != 2 || len(files) != 2 || m.Chunks[0].Document != "notes.txt" || m.Chunks[1].ID != fmt.Sprintf("chunk_%03d", first+2) {
+		t.Fatalf("after re-chunking: %+v, files %v", m.Chunks, files)
+	}
+	for _, c := range []struct{ args, want string }{
+		{`{"path":"input/policy.txt","max_tokens":50}`, "max_tokens must be between 200 and 8000"},
+		{`{"path":"notes/none.txt"}`, "does not exist"},
+	} {
+		if _, err := call(t, reg, "chunk_document", c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("chunk_document(%s) = %v, want %q", c.args, err, c.want)
+		}
+	}
+}
