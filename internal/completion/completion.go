@@ -49,7 +49,7 @@ func (c Checker) Check() (agent.CompletionStatus, error) {
 	case err != nil:
 		return st, err
 	default:
-		if verr := output.ValidateRequirements(data); verr != nil {
+		if verr := output.Validate(data); verr != nil {
 			st.Missing = append(st.Missing, "fix the output: "+verr.Error())
 		}
 	}

@@ -42,8 +42,10 @@ func TestCheck(t *testing.T) {
 	pl.Complete(1, "")
 	missing("task 2 (pending): Finalize", "does not exist yet")
 	os.WriteFile(filepath.Join(job.Dir, "output", "requirements.json"), []byte(`[{"id":"REQ-001"}]`), 0o644)
-	missing("fix the output", "has no text")
-	os.WriteFile(filepath.Join(job.Dir, "output", "requirements.json"), []byte(`[{"id":"REQ-001","text":"t","citations":[{"quote":"q"}]}]`), 0o644)
+	missing("fix the output", `missing "title"`)
+	valid := `[{"id":"REQ-001","title":"t","text":"t","type":"obligation","category":"compliance","priority":"high","frameworks":[],` +
+		`"citations":[{"document":"d.txt","chunk":"chunk_001","quote":"q"}],"confidence":0.9,"rationale":"r"}]`
+	os.WriteFile(filepath.Join(job.Dir, "output", "requirements.json"), []byte(valid), 0o644)
 	missing("task 2")
 	pl.Complete(2, "")
 	missing() // complete: every task done and the output valid

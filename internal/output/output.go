@@ -1,0 +1,148 @@
+// Package output builds the job's result files from the saved
+// requirements: output/requirements.json, output/summary.md and
+// output/requirements.csv.
+package output
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"creator/internal/requirement"
+)
+
+// Result files, relative to the job folder.
+const (
+	RequirementsFile = "output/requirements.json"
+	SummaryFile      = "output/summary.md"
+	CSVFile          = "output/requirements.csv"
+)
+
+// Validate checks the content of output/requirements.json against the
+// requirement schema.
+func Validate(data []byte) error {
+	if err := requirement.ValidateList(data); err != nil {
+		return fmt.Errorf("%s: %v", RequirementsFile, err)
+	}
+	return nil
+}
+
+// JSON renders the requirements as output/requirements.json.
+func JSON(recs []requirement.Record) ([]byte, error) {
+	if recs == nil {
+		recs = []requirement.Record{}
+	}
+	return requirement.Marshal(recs)
+}
+
+// Summary renders output/summary.md: counts by type, category, priority
+// and framework, and a table of the requirements with their sources.
+func Summary(recs []requirement.Record, documents []string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Requirements\n\n%d requirements from %s.\n", len(recs), strings.Join(documents, ", "))
+	count := func(title string, key func(requirement.Record) []string, order []string) {
+		n := map[string]int{}
+		for _, r := range recs {
+			for _, k := range key(r) {
+				n[k]++
+			}
+		}
+		if len(n) == 0 {
+			return
+		}
+		keys := append([]string(nil), order...)
+		var extra []string
+		for k := range n {
+			if !contains(order, k) {
+				extra = append(extra, k)
+			}
+		}
+		sort.Strings(extra)
+		keys = append(keys, extra...)
+		fmt.Fprintf(&b, "\n## By %s\n\n| %s | count |\n|---|---:|\n", title, title)
+		for _, k := range keys {
+			if n[k] > 0 {
+				fmt.Fprintf(&b, "| %s | %d |\n", k, n[k])
+			}
+		}
+	}
+	count("type", func(r requirement.Record) []string { return []string{r.Type} }, requirement.Types)
+	count("category", func(r requirement.Record) []string { return []string{r.Category} }, requirement.Categories)
+	count("priority", func(r requirement.Record) []string { return []string{r.Priority} }, requirement.Priorities)
+	count("framework", func(r requirement.Record) []string { return r.Frameworks }, nil)
+	if len(recs) > 0 {
+		b.WriteString("\n## Requirements\n\n| id | title | type | priority | source |\n|---|---|---|---|---|\n")
+		for _, r := range recs {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.ID, cell(r.Title), r.Type, r.Priority, cell(Sources(r)))
+		}
+	}
+	return b.Bytes()
+}
+
+// Sources names where a requirement comes from: "GoBD.pdf p. 14, 15".
+func Sources(r requirement.Record) string {
+	var parts []string
+	byDoc := map[string][]string{}
+	var docs []string
+	for _, c := range r.Citations {
+		if _, ok := byDoc[c.Document]; !ok {
+			docs = append(docs, c.Document)
+		}
+		if c.Page > 0 {
+			p := strconv.Itoa(c.Page)
+			if !contains(byDoc[c.Document], p) {
+				byDoc[c.Document] = append(byDoc[c.Document], p)
+			}
+		} else if byDoc[c.Document] == nil {
+			byDoc[c.Document] = []string{}
+		}
+	}
+	for _, d := range docs {
+		if pages := byDoc[d]; len(pages) > 0 {
+			parts = append(parts, d+" p. "+strings.Join(pages, ", "))
+		} else {
+			parts = append(parts, d)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// CSV renders output/requirements.csv, one row per requirement with a
+// header; several citations are joined with " | " in their columns.
+func CSV(recs []requirement.Record) ([]byte, error) {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"id", "title", "text", "type", "category", "priority", "frameworks", "documents", "chunks", "pages", "quotes", "confidence", "rationale"})
+	for _, r := range recs {
+		var docs, chunks, pages, quotes []string
+		for _, c := range r.Citations {
+			docs = append(docs, c.Document)
+			chunks = append(chunks, c.Chunk)
+			page := ""
+			if c.Page > 0 {
+				page = strconv.Itoa(c.Page)
+			}
+			pages = append(pages, page)
+			quotes = append(quotes, c.Quote)
+		}
+		w.Write([]string{r.ID, r.Title, r.Text, r.Type, r.Category, r.Priority, strings.Join(r.Frameworks, "; "),
+			strings.Join(docs, " | "), strings.Join(chunks, " | "), strings.Join(pages, " | "), strings.Join(quotes, " | "),
+			strconv.FormatFloat(r.Confidence, 'f', -1, 64), r.Rationale})
+	}
+	w.Flush()
+	return b.Bytes(), w.Error()
+}
+
+func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,147 @@
+// Package requirement defines the requirement record, validates it against
+// the JSON Schema shipped with the program, and checks citation quotes
+// against the text they cite.
+package requirement
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Record is one requirement (DESIGN.md). output/requirements.json is an
+// array of them; requirements/req_NNN/final.json holds one.
+type Record struct {
+	ID         string     `json:"id"`
+	Title      string     `json:"title"`
+	Text       string     `json:"text"`
+	Type       string     `json:"type"`
+	Category   string     `json:"category"`
+	Priority   string     `json:"priority"`
+	Frameworks []string   `json:"frameworks"`
+	Citations  []Citation `json:"citations"`
+	Confidence float64    `json:"confidence"`
+	Rationale  string     `json:"rationale"`
+}
+
+// Citation points at the source text of a requirement.
+type Citation struct {
+	Document string `json:"document"`
+	Chunk    string `json:"chunk"`
+	Page     int    `json:"page,omitempty"`
+	Quote    string `json:"quote"`
+}
+
+// The allowed values of the enumerated fields.
+var (
+	Types      = []string{"obligation", "prohibition", "permission", "recommendation"}
+	Categories = []string{"functional", "non_functional", "constraint", "compliance"}
+	Priorities = []string{"high", "medium", "low"}
+)
+
+// Schema is the JSON Schema of a record (draft 2020-12).
+//
+//go:embed schema.json
+var Schema []byte
+
+var resolved = func() *jsonschema.Resolved {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(Schema, &s); err != nil {
+		panic("requirement schema: " + err.Error())
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		panic("requirement schema: " + err.Error())
+	}
+	return r
+}()
+
+var (
+	reLocation = regexp.MustCompile(`validating (/[^:\s]*):`)
+	reMissing  = regexp.MustCompile(`missing properties: \[(.*)\]`)
+	reExtra    = regexp.MustCompile(`unexpected additional properties \[(.*)\]`)
+)
+
+// Validate checks one record, given as JSON, against the schema. The error
+// names the field and the problem.
+func Validate(data []byte) error {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return fmt.Errorf("not valid JSON: %v", err)
+	}
+	if err := resolved.Validate(v); err != nil {
+		return explain(err)
+	}
+	return nil
+}
+
+// ValidateList checks the content of output/requirements.json: an array
+// of valid records with unique ids.
+func ValidateList(data []byte) error {
+	var items []json.RawMessage
+	if err := json.Unmarshal(data, &items); err != nil {
+		return fmt.Errorf("not a JSON array of requirements: %v", err)
+	}
+	seen := map[string]bool{}
+	var problems []string
+	for i, item := range items {
+		where := fmt.Sprintf("requirement %d", i+1)
+		var head struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(item, &head) == nil && head.ID != "" {
+			where = head.ID
+			if seen[head.ID] {
+				problems = append(problems, head.ID+" appears twice")
+			}
+			seen[head.ID] = true
+		}
+		if err := Validate(item); err != nil {
+			problems = append(problems, where+": "+err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		if len(problems) > 10 {
+			problems = append(problems[:10], fmt.Sprintf("and %d more", len(problems)-10))
+		}
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// explain turns a schema error into "field citations[0].quote: …".
+func explain(err error) error {
+	msg := err.Error()
+	field := ""
+	if m := reLocation.FindAllStringSubmatch(msg, -1); len(m) > 0 {
+		field = strings.NewReplacer("/properties/", ".", "/items", "[]").Replace(m[len(m)-1][1])
+		field = strings.TrimPrefix(field, ".")
+	}
+	detail := msg
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		detail = msg[i+2:]
+	}
+	switch {
+	case reMissing.MatchString(msg):
+		detail = "missing " + reMissing.FindStringSubmatch(msg)[1]
+	case reExtra.MatchString(msg):
+		detail = "unknown fields " + reExtra.FindStringSubmatch(msg)[1]
+	}
+	if field == "" {
+		return fmt.Errorf("%s", detail)
+	}
+	return fmt.Errorf("field %s: %s", field, detail)
+}
+
+// Marshal renders a record as indented JSON with a final newline.
+func Marshal(v any) ([]byte, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
