@@ -56,7 +56,13 @@ func (e *PanicError) Error() string {
 // optional ones) and `jsonschema` tags describe them. It panics if A cannot
 // be described by a schema, which is a programming error.
 func Func[A any](name, description string, handler func(ctx context.Context, args A) (string, error)) Tool {
-	schema, err := jsonschema.For[A](nil)
+	return FuncWith(name, description, nil, handler)
+}
+
+// FuncWith is Func with options for the schema, e.g. enumerations for
+// named string types.
+func FuncWith[A any](name, description string, opts *jsonschema.ForOptions, handler func(ctx context.Context, args A) (string, error)) Tool {
+	schema, err := jsonschema.For[A](opts)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: %v", name, err))
 	}

@@ -1,0 +1,461 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"creator/internal/document"
+	"creator/internal/humanize"
+	"creator/internal/output"
+	"creator/internal/requirement"
+	"creator/workspace"
+)
+
+// Enumerated fields of save_requirement; their schemas list the values.
+type (
+	reqType     string
+	reqCategory string
+	reqPriority string
+)
+
+func enum(values []string) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "string"}
+	for _, v := range values {
+		s.Enum = append(s.Enum, v)
+	}
+	return s
+}
+
+// RequirementTools returns save_requirement and finalize_output.
+func RequirementTools(job *workspace.Job) []Tool {
+	r := &reqTools{job: job}
+	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[reqType]():     enum(requirement.Types),
+		reflect.TypeFor[reqCategory](): enum(requirement.Categories),
+		reflect.TypeFor[reqPriority](): enum(requirement.Priorities),
+	}}
+	return []Tool{
+		FuncWith("save_requirement", "Save one requirement. Each citation's quote must be copied exactly from the cited chunk (whitespace and words divided at line ends may differ); it is checked, and the page is taken from the chunk. Writes requirements/req_NNN/final.json and returns the id; saving the same requirement again returns its existing id.", opts, r.save),
+		Func("finalize_output", "Check every saved requirement again and build output/requirements.json (ordered by source position), output/summary.md and output/requirements.csv. Reports the problems instead if any requirement is invalid.", r.finalize),
+	}
+}
+
+type reqTools struct {
+	job *workspace.Job
+	mu  sync.Mutex
+	// index of the saved requirements, for finding duplicates and the next
+	// id without reading every final.json on every save; rebuilt when the
+	// folders in requirements/ are not the ones it knows.
+	index   map[string]string // dedup key → id and folder
+	folders []string
+	maxN    int
+}
+
+type citationArgs struct {
+	Document string `json:"document" jsonschema:"the source document's name as in the chunk's header line, e.g. GoBD.pdf"`
+	Chunk    string `json:"chunk" jsonschema:"the chunk id, e.g. chunk_007"`
+	Page     int    `json:"page,omitempty" jsonschema:"page of the quote; taken from the chunk when left out"`
+	Quote    string `json:"quote" jsonschema:"the source text, copied exactly from the chunk"`
+}
+
+type saveArgs struct {
+	Title      string         `json:"title" jsonschema:"short name, at most 80 characters"`
+	Text       string         `json:"text" jsonschema:"the requirement: atomic, testable, in the source's strength (must, must not, may, should)"`
+	Type       reqType        `json:"type"`
+	Category   reqCategory    `json:"category"`
+	Priority   reqPriority    `json:"priority"`
+	Frameworks []string       `json:"frameworks,omitempty" jsonschema:"e.g. GoBD, GDPR; leave out when none applies"`
+	Citations  []citationArgs `json:"citations" jsonschema:"one or more places in the source that state the requirement"`
+	Confidence float64        `json:"confidence" jsonschema:"0 to 1: how sure you are that this is a requirement as written"`
+	Rationale  string         `json:"rationale" jsonschema:"why this is a requirement: the cue and its context"`
+}
+
+// chunks gives access to the chunk files of the job, read once per call.
+type chunks struct {
+	job    *workspace.Job
+	man    document.Manifest
+	bodies map[string]string
+}
+
+func loadChunks(job *workspace.Job) (*chunks, error) {
+	data, err := job.ReadInternal(document.ManifestFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errors.New("there are no chunks yet: split the document with chunk_document first")
+	}
+	if err != nil {
+		return nil, err
+	}
+	man, err := document.ParseManifest(data)
+	if err != nil {
+		return nil, err
+	}
+	return &chunks{job: job, man: man, bodies: map[string]string{}}, nil
+}
+
+func (c *chunks) body(id string) (document.ManifestChunk, string, error) {
+	mc, ok := c.man.Find(id)
+	if !ok {
+		return mc, "", c.unknown(id)
+	}
+	if b, ok := c.bodies[id]; ok {
+		return mc, b, nil
+	}
+	data, err := c.job.ReadInternal(mc.File)
+	if err != nil {
+		return mc, "", fmt.Errorf("cannot read %s: %v", mc.File, err)
+	}
+	b := document.ChunkBody(string(data))
+	c.bodies[id] = b
+	return mc, b, nil
+}
+
+func (c *chunks) unknown(id string) error {
+	if len(c.man.Chunks) == 0 {
+		return fmt.Errorf("chunk %q does not exist: there are no chunks", id)
+	}
+	return fmt.Errorf("chunk %q does not exist; the chunks are %s to %s", id, c.man.Chunks[0].ID, c.man.Chunks[len(c.man.Chunks)-1].ID)
+}
+
+// check verifies a citation: the chunk exists and belongs to the document,
+// and the quote is in it. It returns the citation as stored: the quote as
+// it stands in the source (whitespace collapsed) and its page.
+func (c *chunks) check(cit requirement.Citation) (requirement.Citation, int, string, error) {
+	mc, body, err := c.body(cit.Chunk)
+	if err != nil {
+		return cit, 0, "", err
+	}
+	if cit.Document != mc.Document {
+		return cit, 0, "", fmt.Errorf("%s is part of %s, not %s", cit.Chunk, mc.Document, cit.Document)
+	}
+	start, end, ok := requirement.Find(body, cit.Quote)
+	if !ok {
+		for _, other := range c.man.Chunks {
+			if other.ID == cit.Chunk || other.Document != cit.Document {
+				continue
+			}
+			if _, ob, err := c.body(other.ID); err == nil {
+				if _, _, found := requirement.Find(ob, cit.Quote); found {
+					return cit, 0, "", fmt.Errorf("the quote is in %s, not in %s; cite that chunk", other.ID, cit.Chunk)
+				}
+			}
+		}
+		return cit, 0, "", fmt.Errorf("the quote was not found in %s. The closest passage there is: «%s». Copy the text exactly from the chunk", cit.Chunk, requirement.Closest(body, cit.Quote))
+	}
+	note := ""
+	page := requirement.PageAt(body, start, mc.FirstPage)
+	if cit.Page != 0 && cit.Page != page && page != 0 {
+		note = fmt.Sprintf("page %d of the quote in %s corrected to %d", cit.Page, cit.Chunk, page)
+	}
+	cit.Page = page
+	cit.Quote = requirement.Clean(body[start:end])
+	return cit, start, note, nil
+}
+
+func (r *reqTools) save(ctx context.Context, a saveArgs) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec := requirement.Record{
+		Title: oneLine(a.Title), Text: oneLine(a.Text), Type: string(a.Type), Category: string(a.Category),
+		Priority: string(a.Priority), Confidence: a.Confidence, Rationale: oneLine(a.Rationale), Frameworks: []string{},
+	}
+	var problems []string
+	switch {
+	case rec.Title == "":
+		problems = append(problems, "title is empty")
+	case utf8.RuneCountInString(rec.Title) > 80:
+		problems = append(problems, fmt.Sprintf("title is %d characters long; keep it to 80", utf8.RuneCountInString(rec.Title)))
+	}
+	if rec.Text == "" {
+		problems = append(problems, "text is empty")
+	}
+	if rec.Rationale == "" {
+		problems = append(problems, "rationale is empty")
+	}
+	if a.Confidence < 0 || a.Confidence > 1 {
+		problems = append(problems, "confidence must be between 0 and 1")
+	}
+	if len(a.Citations) == 0 {
+		problems = append(problems, "citations are empty; cite at least one quote")
+	}
+	seen := map[string]bool{}
+	for _, f := range a.Frameworks {
+		if f = oneLine(f); f != "" && !seen[f] {
+			seen[f] = true
+			rec.Frameworks = append(rec.Frameworks, f)
+		}
+	}
+	if len(problems) > 0 {
+		return "", errors.New(strings.Join(problems, "; "))
+	}
+	ch, err := loadChunks(r.job)
+	if err != nil {
+		return "", err
+	}
+	var notes []string
+	for i, c := range a.Citations {
+		cit, _, note, err := ch.check(requirement.Citation{Document: oneLine(c.Document), Chunk: oneLine(c.Chunk), Page: c.Page, Quote: c.Quote})
+		if err != nil {
+			if len(a.Citations) > 1 {
+				return "", fmt.Errorf("citation %d: %v", i+1, err)
+			}
+			return "", err
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+		rec.Citations = append(rec.Citations, cit)
+	}
+	if err := r.refreshIndex(); err != nil {
+		return "", err
+	}
+	key := dedupKey(rec)
+	if where, ok := r.index[key]; ok {
+		return fmt.Sprintf("already saved as %s; nothing changed", where), nil
+	}
+	n := r.maxN + 1
+	rec.ID = fmt.Sprintf("REQ-%03d", n)
+	dir := fmt.Sprintf("req_%03d", n)
+	data, err := requirement.Marshal(rec)
+	if err != nil {
+		return "", err
+	}
+	if err := requirement.Validate(data); err != nil {
+		return "", err
+	}
+	if _, err := r.job.WriteFile("requirements/"+dir+"/final.json", data); err != nil {
+		return "", err
+	}
+	r.index[key] = fmt.Sprintf("%s (requirements/%s/final.json)", rec.ID, dir)
+	r.folders = append(r.folders, dir)
+	r.maxN = n
+	msg := fmt.Sprintf("saved %s (requirements/%s/final.json): %s, %s, %s", rec.ID, dir, rec.Type, rec.Category, rec.Priority)
+	for _, c := range rec.Citations {
+		if c.Page > 0 {
+			msg += fmt.Sprintf("; quote found in %s on page %d", c.Chunk, c.Page)
+		} else {
+			msg += "; quote found in " + c.Chunk
+		}
+	}
+	for _, n := range notes {
+		msg += "; " + n
+	}
+	return msg, nil
+}
+
+// dedupKey identifies a requirement by its text and its quotes.
+func dedupKey(r requirement.Record) string {
+	parts := []string{requirement.Normalize(r.Text).Text}
+	for _, c := range r.Citations {
+		parts = append(parts, c.Chunk, requirement.Normalize(c.Quote).Text)
+	}
+	return strings.Join(parts, "\x00")
+}
+
+type savedReq struct {
+	dir string
+	rec requirement.Record
+	raw []byte
+	err error
+}
+
+// saved reads every requirements/req_*/final.json, in folder order.
+func (r *reqTools) saved() ([]savedReq, error) {
+	names, err := r.job.Names("requirements")
+	if err != nil {
+		return nil, err
+	}
+	var out []savedReq
+	for _, name := range names {
+		if !strings.HasPrefix(name, "req_") {
+			continue
+		}
+		s := savedReq{dir: name}
+		s.raw, s.err = r.job.ReadInternal("requirements/" + name + "/final.json")
+		if errors.Is(s.err, fs.ErrNotExist) {
+			continue // a folder the agent is still drafting in
+		}
+		if s.err == nil {
+			s.err = json.Unmarshal(s.raw, &s.rec)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// refreshIndex rebuilds the index of saved requirements when the folders
+// of requirements/ changed behind it.
+func (r *reqTools) refreshIndex() error {
+	names, err := r.job.Names("requirements")
+	if err != nil {
+		return err
+	}
+	if r.index != nil && len(names) == len(r.folders) {
+		return nil
+	}
+	saved, err := r.saved()
+	if err != nil {
+		return err
+	}
+	r.index, r.folders, r.maxN = map[string]string{}, names, 0
+	// The next id is one more than the highest req_NNN folder, even one
+	// without final.json, so an id is never given twice.
+	for _, name := range names {
+		if v, err := strconv.Atoi(strings.TrimPrefix(name, "req_")); err == nil && strings.HasPrefix(name, "req_") {
+			r.maxN = max(r.maxN, v)
+		}
+	}
+	for _, s := range saved {
+		if s.err != nil {
+			continue
+		}
+		if v, err := strconv.Atoi(strings.TrimPrefix(s.rec.ID, "REQ-")); err == nil {
+			r.maxN = max(r.maxN, v)
+		}
+		r.index[dedupKey(s.rec)] = fmt.Sprintf("%s (requirements/%s/final.json)", s.rec.ID, s.dir)
+	}
+	return nil
+}
+
+type position struct {
+	chunk, offset int
+}
+
+func (r *reqTools) finalize(ctx context.Context, _ noArgs) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ch, err := loadChunks(r.job)
+	if err != nil {
+		return "", err
+	}
+	order := map[string]int{}
+	for i, c := range ch.man.Chunks {
+		order[c.ID] = i
+	}
+	saved, err := r.saved()
+	if err != nil {
+		return "", err
+	}
+	var problems, notes []string
+	var recs []requirement.Record
+	pos := map[string]position{}
+	keys := map[string]string{}
+	for _, s := range saved {
+		where := "requirements/" + s.dir + "/final.json"
+		if s.err != nil {
+			problems = append(problems, fmt.Sprintf("%s cannot be read: %v", where, s.err))
+			continue
+		}
+		if err := requirement.Validate(s.raw); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", where, err))
+			continue
+		}
+		if want := "REQ-" + strings.TrimPrefix(s.dir, "req_"); s.rec.ID != want {
+			problems = append(problems, fmt.Sprintf("%s has id %s; in this folder it must be %s", where, s.rec.ID, want))
+			continue
+		}
+		bad := false
+		for i, c := range s.rec.Citations {
+			checked, off, _, err := ch.check(c)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s citation %d: %v", s.rec.ID, i+1, err))
+				bad = true
+				continue
+			}
+			if i == 0 {
+				pos[s.rec.ID] = position{order[c.Chunk], off}
+			}
+			s.rec.Citations[i].Page = checked.Page
+		}
+		if bad {
+			continue
+		}
+		if first, dup := keys[dedupKey(s.rec)]; dup {
+			notes = append(notes, fmt.Sprintf("%s repeats %s and was left out", s.rec.ID, first))
+			continue
+		}
+		keys[dedupKey(s.rec)] = s.rec.ID
+		recs = append(recs, s.rec)
+	}
+	if len(problems) > 0 {
+		more := ""
+		if len(problems) > 20 {
+			more = fmt.Sprintf("\n… and %d more", len(problems)-20)
+			problems = problems[:20]
+		}
+		return "", fmt.Errorf("the output was not written; fix these requirements (edit their final.json, or delete the folder and save the requirement again), then call finalize_output again:\n- %s%s",
+			strings.Join(problems, "\n- "), more)
+	}
+	sort.SliceStable(recs, func(i, j int) bool {
+		a, b := pos[recs[i].ID], pos[recs[j].ID]
+		if a.chunk != b.chunk {
+			return a.chunk < b.chunk
+		}
+		return a.offset < b.offset
+	})
+	jsonData, err := output.JSON(recs)
+	if err != nil {
+		return "", err
+	}
+	if err := output.Validate(jsonData); err != nil {
+		return "", err
+	}
+	csvData, err := output.CSV(recs)
+	if err != nil {
+		return "", err
+	}
+	var docs []string
+	for _, c := range ch.man.Chunks {
+		if !contains(docs, c.Document) {
+			docs = append(docs, c.Document)
+		}
+	}
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{output.CSVFile, csvData}, {output.SummaryFile, output.Summary(recs, docs)}, {output.RequirementsFile, jsonData}} {
+		if _, err := r.job.WriteFile(f.path, f.data); err != nil {
+			return "", err
+		}
+	}
+	counts := map[string]int{}
+	for _, rec := range recs {
+		counts[rec.Type]++
+	}
+	var parts []string
+	for _, t := range requirement.Types {
+		if counts[t] > 0 {
+			parts = append(parts, humanize.Plural(counts[t], t))
+		}
+	}
+	msg := fmt.Sprintf("wrote %s with %s", output.RequirementsFile, humanize.Plural(len(recs), "requirement"))
+	if len(parts) > 0 {
+		msg += " (" + strings.Join(parts, ", ") + ")"
+	}
+	msg += fmt.Sprintf(", %s and %s", output.SummaryFile, output.CSVFile)
+	for _, n := range notes {
+		msg += "; " + n
+	}
+	return msg, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,177 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"creator/internal/output"
+	"creator/internal/requirement"
+	"creator/internal/tokens"
+	"creator/workspace"
+)
+
+// reqEnv is a job whose paged text input is extracted and chunked.
+func reqEnv(t *testing.T) (*workspace.Job, *Registry) {
+	t.Helper()
+	base := t.TempDir()
+	doc := filepath.Join(base, "policy.txt")
+	filler := func(topic string) string {
+		return strings.Repeat("This paragraph explains the background of "+topic+" in some detail for the reader. ", 8) + "\n\n"
+	}
+	text := "1. Retention\n\n" + filler("retention") + "Invoices must be kept for ten years.\nBusiness letters shall be kept for six years.\n\f" +
+		"2. Deletion\n\n" + filler("deletion") + "Records must not be deleted before the end of their retention period, even if the business rela-\ntionship has ended.\n\f" +
+		"3. Review\n\n" + filler("review") + "The archive should be checked every quarter.\n"
+	os.WriteFile(doc, []byte(text), 0o644)
+	job, err := workspace.Create(filepath.Join(base, "ws"), workspace.CreateOptions{ID: "r", Inputs: []string{doc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { job.Close() })
+	all := append(WorkspaceTools(job), DocumentTools(job, tokens.Default())...)
+	reg, err := NewRegistry(append(all, RequirementTools(job)...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(t, reg, "chunk_document", `{"path":"input/policy.txt","max_tokens":200}`); err != nil {
+		t.Fatal(err)
+	}
+	return job, reg
+}
+
+func saveArgsJSON(quote, chunk string, page int) string {
+	return fmt.Sprintf(`{"title":"Keep invoices","text":"The company must keep invoices for ten years.","type":"obligation","category":"compliance","priority":"high","frameworks":["GoBD"],"citations":[{"document":"policy.txt","chunk":%q,"page":%d,"quote":%q}],"confidence":0.9,"rationale":"'must' sets a retention duty"}`,
+		chunk, page, quote)
+}
+
+func chunkOf(t *testing.T, job *workspace.Job, needle string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(job.Dir, "chunks", "chunk_*.md"))
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		if strings.Contains(string(data), needle) {
+			return strings.TrimSuffix(filepath.Base(f), ".md")
+		}
+	}
+	t.Fatalf("no chunk holds %q", needle)
+	return ""
+}
+
+func TestSaveRequirement(t *testing.T) {
+	job, reg := reqEnv(t)
+	c1 := chunkOf(t, job, "Invoices must be kept")
+	c2 := chunkOf(t, job, "must not be deleted")
+
+	out, err := call(t, reg, "save_requirement", saveArgsJSON("Invoices must be kept for ten  years.", c1, 0))
+	if err != nil || !strings.HasPrefix(out, "saved REQ-001 (requirements/req_001/final.json): obligation, compliance, high; quote found in "+c1+" on page 1") {
+		t.Fatalf("save: %q, %v", out, err)
+	}
+	data, _ := os.ReadFile(filepath.Join(job.Dir, "requirements", "req_001", "final.json"))
+	var rec requirement.Record
+	json.Unmarshal(data, &rec)
+	if rec.ID != "REQ-001" || rec.Citations[0].Page != 1 || rec.Citations[0].Quote != "Invoices must be kept for ten years." || requirement.Validate(data) != nil {
+		t.Fatalf("final.json = %s", data)
+	}
+
+	// The same requirement again: its id, no duplicate.
+	out, err = call(t, reg, "save_requirement", saveArgsJSON("Invoices must be kept for ten years.", c1, 1))
+	if err != nil || !strings.HasPrefix(out, "already saved as REQ-001") {
+		t.Fatalf("duplicate save: %q, %v", out, err)
+	}
+	// A quote divided at a line end, cited with a wrong page: found, page corrected.
+	out, err = call(t, reg, "save_requirement", strings.Replace(saveArgsJSON("Records must not be deleted before the end of their retention period, even if the business relationship has ended.", c2, 1), `"obligation"`, `"prohibition"`, 1))
+	if err != nil || !strings.Contains(out, "saved REQ-002") || !strings.Contains(out, "on page 2") || !strings.Contains(out, "corrected to 2") {
+		t.Fatalf("divided word: %q, %v", out, err)
+	}
+
+	cases := []struct {
+		name, args, want string
+	}{
+		{"quote not in chunk", saveArgsJSON("Invoices must be kept for twelve years.", c1, 0), "the quote was not found in " + c1 + ". The closest passage there is: «Invoices must be kept for ten years."},
+		{"quote in another chunk", saveArgsJSON("The archive should be checked every quarter.", c1, 0), "the quote is in "},
+		{"chunk does not exist", saveArgsJSON("Invoices must be kept for ten years.", "chunk_999", 0), `chunk "chunk_999" does not exist; the chunks are chunk_001 to`},
+		{"wrong document", strings.Replace(saveArgsJSON("Invoices must be kept for ten years.", c1, 0), `"document":"policy.txt"`, `"document":"other.pdf"`, 1), "is part of policy.txt, not other.pdf"},
+		{"invalid type", strings.Replace(saveArgsJSON("x", c1, 0), `"obligation"`, `"must"`, 1), `invalid arguments for save_requirement: field "type"`},
+		{"missing field", `{"title":"t","text":"x","type":"obligation","category":"compliance","priority":"high","confidence":0.5,"rationale":"r"}`, `missing required field "citations"`},
+		{"no citations", strings.Replace(saveArgsJSON("x", c1, 0), `[{"document":"policy.txt","chunk":"`+c1+`","page":0,"quote":"x"}]`, `[]`, 1), "citations are empty"},
+		{"long title", strings.Replace(saveArgsJSON("x", c1, 0), `"Keep invoices"`, `"`+strings.Repeat("t", 81)+`"`, 1), "keep it to 80"},
+		{"confidence", strings.Replace(saveArgsJSON("x", c1, 0), `0.9`, `1.5`, 1), "confidence must be between 0 and 1"},
+	}
+	for _, c := range cases {
+		if _, err := call(t, reg, "save_requirement", c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(job.Dir, "requirements", "req_*")); len(files) != 2 {
+		t.Fatalf("%d requirement folders after refused saves, want 2", len(files))
+	}
+	def, _ := reg.Get("save_requirement")
+	if !strings.Contains(string(def.Schema()), `"enum":["obligation","prohibition","permission","recommendation"]`) {
+		t.Errorf("schema lacks the type enumeration: %s", def.Schema())
+	}
+}
+
+func TestFinalizeOutput(t *testing.T) {
+	job, reg := reqEnv(t)
+	// Saved out of source order.
+	c3 := chunkOf(t, job, "should be checked")
+	c1 := chunkOf(t, job, "Invoices must be kept")
+	review := strings.NewReplacer(`"obligation"`, `"recommendation"`, `"high"`, `"low"`, `"Keep invoices"`, `"Check archive"`).Replace(saveArgsJSON("The archive should be checked every quarter.", c3, 0))
+	for _, a := range []string{review, saveArgsJSON("Invoices must be kept for ten years.", c1, 0)} {
+		if _, err := call(t, reg, "save_requirement", a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := call(t, reg, "finalize_output", `{}`)
+	if err != nil || !strings.Contains(out, "wrote output/requirements.json with 2 requirements (1 obligation, 1 recommendation), output/summary.md and output/requirements.csv") {
+		t.Fatalf("finalize: %q, %v", out, err)
+	}
+	data, _ := os.ReadFile(filepath.Join(job.Dir, "output", "requirements.json"))
+	if err := output.Validate(data); err != nil {
+		t.Fatal(err)
+	}
+	var recs []requirement.Record
+	json.Unmarshal(data, &recs)
+	if len(recs) != 2 || recs[0].ID != "REQ-002" || recs[1].ID != "REQ-001" {
+		t.Fatalf("not in source order: %s", data)
+	}
+	summary, _ := os.ReadFile(filepath.Join(job.Dir, "output", "summary.md"))
+	for _, w := range []string{"2 requirements from policy.txt", "| obligation | 1 |", "| GoBD | 2 |", "| REQ-002 | Keep invoices | obligation | high | policy.txt p. 1 |"} {
+		if !strings.Contains(string(summary), w) {
+			t.Errorf("summary.md lacks %q:\n%s", w, summary)
+		}
+	}
+	csv, _ := os.ReadFile(filepath.Join(job.Dir, "output", "requirements.csv"))
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[0], "id,title,text,type") {
+		t.Fatalf("requirements.csv:\n%s", csv)
+	}
+
+	// A hand-edited, broken final.json: problems are reported, no output written.
+	os.Remove(filepath.Join(job.Dir, "output", "requirements.json"))
+	broken := strings.Replace(string(mustRead(t, job, "requirements/req_002/final.json")), `"compliance"`, `"legal"`, 1)
+	broken = strings.Replace(broken, "kept for ten years", "kept for 12 years", 1)
+	os.WriteFile(filepath.Join(job.Dir, "requirements", "req_002", "final.json"), []byte(broken), 0o644)
+	_, err = call(t, reg, "finalize_output", `{}`)
+	if err == nil || !strings.Contains(err.Error(), "requirements/req_002/final.json: field category") {
+		t.Fatalf("broken requirement: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(job.Dir, "output", "requirements.json")); err == nil {
+		t.Fatal("output written despite problems")
+	}
+	broken = strings.Replace(broken, `"legal"`, `"compliance"`, 1)
+	os.WriteFile(filepath.Join(job.Dir, "requirements", "req_002", "final.json"), []byte(broken), 0o644)
+	if _, err = call(t, reg, "finalize_output", `{}`); err == nil || !strings.Contains(err.Error(), "REQ-002 citation 1: the quote was not found in") {
+		t.Fatalf("edited quote: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, job *workspace.Job, rel string) []byte {
+	data, err := os.ReadFile(filepath.Join(job.Dir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
