@@ -1,0 +1,117 @@
+package builtin
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// draft is a requirement the rules found, ready for save_requirement.
+type draft struct {
+	Title      string   `json:"title"`
+	Text       string   `json:"text"`
+	Type       string   `json:"type"`
+	Category   string   `json:"category"`
+	Priority   string   `json:"priority"`
+	Frameworks []string `json:"frameworks,omitempty"`
+	Citations  []cite   `json:"citations"`
+	Confidence float64  `json:"confidence"`
+	Rationale  string   `json:"rationale"`
+}
+
+type cite struct {
+	Document string `json:"document"`
+	Chunk    string `json:"chunk"`
+	Quote    string `json:"quote"`
+}
+
+var (
+	complianceRE = regexp.MustCompile(`(?i)aufbewahr|aufzeichn|buchführ|buchung|beleg|steuer|gesetz|verordnung|finanzbehörd|prüfung|protokoll|verfahrensdokumentation|nachvollzieh|nachprüf|unveränder|datenschutz|personenbezog|einwillig|lösch|retention|retain|records?\b|audit|\blaw\b|legal|regulat|complian|\btax|privacy|personal data|personally identifiable|\bPII\b|consent|erasure|\breport|notif|statut`)
+	securityRE   = regexp.MustCompile(`(?i)secur|encrypt|cryptograph|authenticat|password|passphrase|secret|confidential|integrity|availab|performance|latency|throughput|reliab|usab|resist|protect|attack|malicious|throttl|rate.?limit|phishing|biometric|tamper|verif|sicher|verschlüssel|zugriffs?schutz|zugangs`)
+	constraintRE = regexp.MustCompile(`(?i)at least|at most|no more than|no less than|no later than|maximum|minimum|\bwithin\b|\blimit|exceed|\blength\b|\bsize\b|format|\bbytes?\b|\bbits?\b|characters|seconds|minutes|hours|\bdays\b|mindestens|höchstens|innerhalb|spätestens|frist`)
+	gobdRE       = regexp.MustCompile(`(?i)\bGoBD\b|§§?\s*14[5-7]\b|\bAO\b|\bHGB\b|aufbewahr|unveränder|nachvollzieh|nachprüf|protokollier|verfahrensdokumentation|belegfunktion|belegsicherung|grund\(?buch\)?aufzeichn|journalfunktion|kontenfunktion|internes kontrollsystem|datenzugriff|buchführung|buchung`)
+	gdprRE       = regexp.MustCompile(`(?i)\bDSGVO\b|\bGDPR\b|personenbezogen|einwillig|datenschutz|personal data|data subject|\bconsent\b|erasure|right to be forgotten|betroffene person`)
+)
+
+// buildDraft turns a classified sentence into a requirement.
+func buildDraft(text, doc, chunk, heading string, f finding, p profile) draft {
+	d := draft{
+		Title:      title(text),
+		Text:       text,
+		Type:       f.kind,
+		Category:   category(text),
+		Confidence: f.confidence,
+		Citations:  []cite{{Document: doc, Chunk: chunk, Quote: text}},
+		Frameworks: []string{},
+	}
+	switch {
+	case f.kind == "prohibition", f.kind == "obligation" && (f.strong || d.Category == "compliance"):
+		d.Priority = "high"
+	case f.kind == "permission":
+		d.Priority = "low"
+	default:
+		d.Priority = "medium"
+	}
+	add := func(fw string) {
+		for _, x := range d.Frameworks {
+			if x == fw {
+				return
+			}
+		}
+		d.Frameworks = append(d.Frameworks, fw)
+	}
+	if p.Identifier != "" {
+		add(p.Identifier)
+	}
+	if gobdRE.MatchString(text) && (p.Identifier == "GoBD" || germanSentence(text)) {
+		add("GoBD")
+	}
+	if gdprRE.MatchString(text) {
+		add("GDPR")
+	}
+	where := ""
+	if heading != "" {
+		where = " Section: " + heading + "."
+	}
+	d.Rationale = fmt.Sprintf("%q is %s.%s", f.cue, f.note, where)
+	return d
+}
+
+func category(s string) string {
+	switch {
+	case complianceRE.MatchString(s):
+		return "compliance"
+	case securityRE.MatchString(s):
+		return "non_functional"
+	case constraintRE.MatchString(s):
+		return "constraint"
+	}
+	return "functional"
+}
+
+// title is the beginning of the sentence, at most 80 characters, cut at a
+// word.
+func title(s string) string {
+	s = strings.TrimRight(s, ".:;")
+	if utf8.RuneCountInString(s) <= 80 {
+		return s
+	}
+	words := strings.Fields(s)
+	var b strings.Builder
+	for _, w := range words {
+		if utf8.RuneCountInString(b.String())+1+utf8.RuneCountInString(w) > 78 {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	return strings.TrimRight(b.String(), ",;:") + " …"
+}
+
+// germanSentence tells German text by its function words.
+func germanSentence(s string) bool {
+	return len(germanRE.FindAllString(s, -1)) > len(englishRE.FindAllString(s, -1))
+}

@@ -1,0 +1,199 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"creator/internal/llm"
+)
+
+func TestSentences(t *testing.T) {
+	text := "--- page 3 ---\n1. Scope\n\nRecords must be kept for ten years, z. B. in the archive. The archive\n--- page 4 ---\nshould be checked every quarter (see Section 5.2.8.). Keys SHALL be rotated:\n• Key A MUST be kept.\n• Key B MAY be dropped.\n41 Die Belege sind aufzubewahren.\nAm 1. Oktober 2019 gilt das.\n"
+	var got []string
+	for _, s := range sentences(text) {
+		if q := cleanQuote(stripLead(s).text); q != "" {
+			got = append(got, q)
+		}
+	}
+	want := []string{
+		"Scope",
+		"Records must be kept for ten years, z. B. in the archive.",
+		"The archive should be checked every quarter (see Section 5.2.8.).",
+		"Keys SHALL be rotated:",
+		"Key A MUST be kept.",
+		"Key B MAY be dropped.",
+		"Die Belege sind aufzubewahren.",
+		"Am 1. Oktober 2019 gilt das.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("sentences:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		s         string
+		upperOnly bool
+		kind      string // "" for none
+	}{
+		{"A QUIC endpoint MUST NOT reuse a stream ID within a connection.", true, "prohibition"},
+		{"Endpoints MUST be able to deliver stream data.", true, "obligation"},
+		{"Implementations SHOULD NOT send it.", true, "recommendation"},
+		{"Implementations MAY choose to offer it.", true, "permission"},
+		{"Receivers need to limit the amount of data that they are required to buffer.", true, ""},
+		{`The key words "MUST", "MUST NOT" and "SHOULD" in this document are to be interpreted as described in BCP 14.`, true, ""},
+		{`The word "MUST" is used in this text.`, false, ""},
+		{"The finance department must retain invoices for ten years.", false, "obligation"},
+		{"Records must not be deleted before the end of their retention period.", false, "prohibition"},
+		{"Records must be stored in a form that cannot be altered.", false, "obligation"},
+		{"Employees may keep working copies for up to 30 days.", false, "permission"},
+		{"Personal data may only be processed for bookkeeping.", false, "obligation"},
+		{"The archive should be checked once per quarter.", false, "recommendation"},
+		{"Buchungsbelege und Rechnungen sind zehn Jahre lang unveränderbar aufzubewahren.", false, "obligation"},
+		{"Die Leitung der Buchhaltung hat sicherzustellen, dass jede Buchung dokumentiert ist.", false, "obligation"},
+		{"Die Unterlagen sind geordnet zu archivieren.", false, "obligation"},
+		{"Änderungen an Buchungen müssen protokolliert werden.", false, "obligation"},
+		{"Personenbezogene Daten dürfen nicht länger gespeichert werden.", false, "prohibition"},
+		{"Eine Verrechnung ist unzulässig.", false, "prohibition"},
+		{"Die Verfahrensdokumentation soll aktualisiert werden.", false, "recommendation"},
+		{"Er ist gekommen, um die Belege zu prüfen.", false, ""},
+		{"Die Regelung ist ab dem 1. Januar anzuwenden.", false, "obligation"},
+		{"Die Belege wurden gestern geprüft.", false, ""},
+	}
+	for _, c := range cases {
+		f, ok := classify(c.s, c.upperOnly)
+		if (c.kind == "") == ok || ok && f.kind != c.kind {
+			t.Errorf("classify(%q, %v) = %v %q, want %q", c.s, c.upperOnly, ok, f.kind, c.kind)
+		}
+	}
+}
+
+func TestProfile(t *testing.T) {
+	rfc := makeProfile("rfc.txt", "Internet Engineering Task Force (IETF)\nRequest for Comments: 9000\n...\nThe key words \"MUST\", \"MUST NOT\" ... are to be interpreted as described in BCP\n   14 [RFC2119].\nEndpoints MUST do this.")
+	if !rfc.UpperOnly || rfc.Identifier != "RFC 9000" || rfc.Language != "English" {
+		t.Errorf("rfc profile = %+v", rfc)
+	}
+	nist := makeProfile("sp.pdf", "NIST Special Publication 800-63B\nThe verifier SHALL do X. The CSP SHALL do Y. It SHOULD do Z. They SHALL NOT. It MUST. Also SHALL.")
+	if !nist.UpperOnly || nist.Identifier != "NIST SP 800-63B" {
+		t.Errorf("nist profile = %+v", nist)
+	}
+	gobd := makeProfile("GoBD.pdf", "Grundsätze zur ordnungsmäßigen Führung (GoBD). Die Belege sind aufzubewahren und der Steuerpflichtige muss das nicht tun.")
+	if gobd.UpperOnly || gobd.Language != "German" || gobd.Identifier != "GoBD" {
+		t.Errorf("gobd profile = %+v", gobd)
+	}
+	// The profile survives its own notes file.
+	back := parseProfiles("# Document profile\n\n" + rfc.render() + "\n" + gobd.render())
+	if len(back) != 2 || !back["rfc.txt"].UpperOnly || back["GoBD.pdf"].Identifier != "GoBD" {
+		t.Errorf("parsed profiles = %+v", back)
+	}
+}
+
+func TestBuildDraft(t *testing.T) {
+	p := profile{Document: "p.pdf", Language: "German", Identifier: "GoBD"}
+	f, _ := classify("Buchungsbelege sind zehn Jahre lang unveränderbar aufzubewahren.", false)
+	d := buildDraft("Buchungsbelege sind zehn Jahre lang unveränderbar aufzubewahren.", "p.pdf", "chunk_003", "5 Pflichten", f, p)
+	if d.Type != "obligation" || d.Category != "compliance" || d.Priority != "high" || len(d.Frameworks) != 1 || d.Frameworks[0] != "GoBD" ||
+		!strings.Contains(d.Rationale, "sind … aufzubewahren") || !strings.Contains(d.Rationale, "Section: 5 Pflichten.") {
+		t.Errorf("draft = %+v", d)
+	}
+	long := strings.Repeat("word ", 30) + "must happen."
+	if tt := title(long); len([]rune(tt)) > 80 || !strings.HasSuffix(tt, "…") {
+		t.Errorf("title = %q", tt)
+	}
+}
+
+// ask runs one decision on a conversation.
+func ask(t *testing.T, msgs []llm.Message) llm.Response {
+	t.Helper()
+	resp, err := New().Complete(context.Background(), llm.Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := llm.Validate(append(msgs, llm.Message{Role: llm.RoleAssistant, ToolCalls: resp.ToolCalls})); err != nil && len(resp.ToolCalls) == 0 {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func names(calls []llm.ToolCall) string {
+	var n []string
+	for _, c := range calls {
+		n = append(n, c.Name)
+	}
+	return strings.Join(n, ",")
+}
+
+// exchange appends an answer with its tool results to a conversation.
+func exchange(msgs []llm.Message, calls []llm.ToolCall, results ...string) []llm.Message {
+	for i := range calls {
+		calls[i].ID = fmt.Sprintf("c%d_%d", len(msgs), i)
+	}
+	msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, ToolCalls: calls})
+	for i, c := range calls {
+		msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: results[i]})
+	}
+	return msgs
+}
+
+func TestDecisions(t *testing.T) {
+	msgs := []llm.Message{{Role: llm.RoleUser, Content: "Job j. Source documents: input/p.pdf (2.0 KB). Start by reading instructions.md."}}
+	r := ask(t, msgs)
+	if names(r.ToolCalls) != "read_file" || !strings.Contains(r.ToolCalls[0].Arguments, "instructions.md") {
+		t.Fatalf("first step: %s", names(r.ToolCalls))
+	}
+	msgs = exchange(msgs, r.ToolCalls, "     1\t# Instructions\n[1 line, whole file]")
+	r = ask(t, msgs)
+	if names(r.ToolCalls) != "write_plan" || !strings.Contains(r.ToolCalls[0].Arguments, "Extract the text of p.pdf") {
+		t.Fatalf("second step: %s %s", names(r.ToolCalls), r.ToolCalls[0].Arguments)
+	}
+	msgs = exchange(msgs, r.ToolCalls, "plan written with 5 tasks; begin with start_task(1)")
+	r = ask(t, msgs)
+	if names(r.ToolCalls) != "start_task,complete_task" {
+		t.Fatalf("third step: %s", names(r.ToolCalls))
+	}
+	msgs = exchange(msgs, r.ToolCalls, "task 1 in progress", "task 1 completed (1 of 5 done)")
+	r = ask(t, msgs)
+	if names(r.ToolCalls) != "start_task,extract_document_text" {
+		t.Fatalf("extract step: %s", names(r.ToolCalls))
+	}
+	// The extraction was interrupted by a crash: it is done again.
+	msgs = exchange(msgs, r.ToolCalls, "task 2 in progress", "error: this call was interrupted when the job stopped")
+	r = ask(t, msgs)
+	if names(r.ToolCalls) != "extract_document_text" {
+		t.Fatalf("after an interrupted call: %s", names(r.ToolCalls))
+	}
+}
+
+func TestGroupWorkAndRecovery(t *testing.T) {
+	plan := "Plan: 4 of 6 tasks completed\n[x] 1. Read instructions.md and look at input/\n[x] 2. Extract the text of p.pdf\n[x] 3. Split p.pdf into chunks\n[x] 4. Profile the documents in notes/document.md\n[ ] 5. Find and save the requirements in chunk_001 to chunk_002\n[ ] 6. Build the output with finalize_output and check it\n"
+	// After a summary the plan is in the brief, the profile is not.
+	msgs := []llm.Message{
+		{Role: llm.RoleUser, Content: "Job j. Source documents: input/p.pdf (2.0 KB)."},
+		{Role: llm.RoleUser, Content: "Summary of the work so far.\n" + plan},
+	}
+	r := ask(t, msgs)
+	if names(r.ToolCalls) != "start_task,read_file,read_file" || !strings.Contains(r.ToolCalls[1].Arguments, "notes/document.md") || !strings.Contains(r.ToolCalls[2].Arguments, "chunk_001") {
+		t.Fatalf("after a summary: %s %v", names(r.ToolCalls), r.ToolCalls)
+	}
+	profileNote := "     1\t# Document profile\n     2\t\n     3\t## p.pdf\n     4\t\n     5\t- Language: English\n     6\t- Identifier: -\n     7\t- Convention: ordinary-language\n     8\t- Why: x\n[8 lines, whole file]"
+	chunk := "     1\t[chunk_001 | p.pdf | p. 1 | 1 Scope]\n     2\t\n     3\tThe operator must keep records for ten years.\n     4\tThis line says nothing.\n[4 lines, whole file]"
+	msgs = exchange(msgs, r.ToolCalls, "task 5 in progress", profileNote, chunk)
+	r = ask(t, msgs)
+	if names(r.ToolCalls) != "save_requirement,read_file" || !strings.Contains(r.ToolCalls[1].Arguments, "chunk_002") {
+		t.Fatalf("group step: %s", names(r.ToolCalls))
+	}
+	var d draft
+	json.Unmarshal([]byte(r.ToolCalls[0].Arguments), &d)
+	if d.Citations[0].Quote != "The operator must keep records for ten years." || d.Citations[0].Chunk != "chunk_001" || d.Citations[0].Document != "p.pdf" {
+		t.Fatalf("draft = %+v", d)
+	}
+	// The read result was cleared before the model saw it: read again.
+	msgs = exchange(msgs, r.ToolCalls, "saved REQ-001", "[cleared: read_file chunks/chunk_002.md]")
+	r = ask(t, msgs)
+	if names(r.ToolCalls) != "read_file" || !strings.Contains(r.ToolCalls[0].Arguments, "chunk_002") {
+		t.Fatalf("after a cleared result: %s %v", names(r.ToolCalls), r.ToolCalls)
+	}
+}

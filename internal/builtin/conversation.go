@@ -1,0 +1,434 @@
+package builtin
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"creator/internal/llm"
+)
+
+// conversation is the request as the built-in model reads it: steps (an
+// answer's tool calls with their results) and the facts they establish.
+type conversation struct {
+	steps []step
+	facts *facts
+}
+
+type step struct {
+	calls []callResult
+}
+
+type callResult struct {
+	call   llm.ToolCall
+	args   map[string]any
+	result string
+	ok     bool // answered, without an error
+}
+
+func (c callResult) path() string {
+	p, _ := c.args["path"].(string)
+	return p
+}
+
+type task struct {
+	n            int
+	text, status string
+}
+
+type chunkRange struct{ first, last int }
+
+// facts are what the conversation shows about the job so far.
+type facts struct {
+	instructionsRead bool
+	inputs           []string
+	extracted        map[string]string     // document → extracted text
+	chunked          map[string]chunkRange // document → its chunks
+	plan             []task
+	planWritten      bool
+	profilesWritten  bool
+	finalized        bool
+	finalizeNote     string
+	finalizeFailed   string
+	cleanedUp        bool
+	processed        map[int]bool // chunks read before the last step
+}
+
+var (
+	inputRE      = regexp.MustCompile(`input/([^\s,()]+) \(`)
+	extractedRE  = regexp.MustCompile(`^extracted input/(\S+) \(.*?\) to (\S+):`)
+	chunkedRE    = regexp.MustCompile(`^chunked (\S+) into .*?files chunks/chunk_(\d+)\.md … chunks/chunk_(\d+)\.md`)
+	checkItemRE  = regexp.MustCompile(`(?m)^\[(x| |>)\] (\d+)\. (.+?)(?:   ← in progress)?$`)
+	chunkPathRE  = regexp.MustCompile(`^chunks/chunk_(\d+)\.md$`)
+	numberedLine = regexp.MustCompile(`^\s*\d+\t(.*)$`)
+)
+
+func readConversation(msgs []llm.Message) *conversation {
+	c := &conversation{facts: &facts{extracted: map[string]string{}, chunked: map[string]chunkRange{}, processed: map[int]bool{}}}
+	f := c.facts
+	firstUser := true
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		switch m.Role {
+		case llm.RoleUser:
+			if firstUser {
+				firstUser = false
+				for _, g := range inputRE.FindAllStringSubmatch(m.Content, -1) {
+					f.inputs = appendNew(f.inputs, g[1])
+				}
+				continue
+			}
+			// A summary or a resume note: the plan is in plan.json.
+			if items := checkItemRE.FindAllStringSubmatch(m.Content, -1); len(items) > 0 {
+				f.plan = parseChecklist(items)
+			}
+			f.planWritten = f.planWritten || strings.Contains(m.Content, "read_plan") || strings.Contains(strings.ToLower(m.Content), "summary")
+		case llm.RoleAssistant:
+			if len(m.ToolCalls) == 0 {
+				continue
+			}
+			results := map[string]llm.Message{}
+			for j := i + 1; j < len(msgs) && msgs[j].Role == llm.RoleTool; j++ {
+				results[msgs[j].ToolCallID] = msgs[j]
+			}
+			var s step
+			for _, tc := range m.ToolCalls {
+				cr := callResult{call: tc, args: map[string]any{}}
+				json.Unmarshal([]byte(tc.Arguments), &cr.args)
+				if res, ok := results[tc.ID]; ok {
+					cr.result = res.Content
+					cr.ok = !strings.HasPrefix(res.Content, "error:")
+				}
+				s.calls = append(s.calls, cr)
+			}
+			c.steps = append(c.steps, s)
+		}
+	}
+	for si, s := range c.steps {
+		latest := si == len(c.steps)-1
+		for _, cr := range s.calls {
+			f.apply(cr, latest)
+		}
+	}
+	return c
+}
+
+func (f *facts) apply(cr callResult, latest bool) {
+	switch cr.call.Name {
+	case "read_file":
+		switch p := cr.path(); {
+		case p == "instructions.md" && cr.ok:
+			f.instructionsRead = true
+		case chunkPathRE.MatchString(p) && !latest:
+			// Read while working through a group (not while profiling).
+			if t := f.firstOpen(); t != nil && groupRE.MatchString(t.text) {
+				n, _ := strconv.Atoi(chunkPathRE.FindStringSubmatch(p)[1])
+				f.processed[n] = true
+			}
+		}
+	case "list_files":
+		if cr.ok && strings.TrimSuffix(cr.path(), "/") == "input" && len(f.inputs) == 0 {
+			f.inputs = inputNames(cr.result)
+		}
+	case "extract_document_text":
+		if m := extractedRE.FindStringSubmatch(cr.result); cr.ok && m != nil {
+			f.extracted[m[1]] = m[2]
+		}
+	case "chunk_document":
+		if m := chunkedRE.FindStringSubmatch(cr.result); cr.ok && m != nil {
+			first, _ := strconv.Atoi(m[2])
+			last, _ := strconv.Atoi(m[3])
+			if doc := f.documentOf(m[1], cr.path()); doc != "" {
+				f.chunked[doc] = chunkRange{first, last}
+			}
+		}
+	case "write_plan":
+		if !cr.ok {
+			return
+		}
+		f.planWritten = true
+		old := map[string]string{}
+		for _, t := range f.plan {
+			old[t.text] = t.status
+		}
+		var texts []string
+		if raw, ok := cr.args["tasks"].([]any); ok {
+			for _, t := range raw {
+				if s, ok := t.(string); ok {
+					texts = append(texts, s)
+				}
+			}
+		}
+		f.plan = nil
+		for i, t := range texts {
+			st := old[t]
+			if st == "" {
+				st = "pending"
+			}
+			f.plan = append(f.plan, task{n: i + 1, text: t, status: st})
+		}
+	case "read_plan":
+		if cr.ok {
+			f.plan = parseChecklist(checkItemRE.FindAllStringSubmatch(cr.result, -1))
+			f.planWritten = true
+		} else if strings.Contains(cr.result, "no plan yet") {
+			f.planWritten = false
+		}
+	case "start_task", "complete_task":
+		n := intArg(cr.args["task_number"])
+		if cr.ok && n >= 1 && n <= len(f.plan) {
+			f.plan[n-1].status = map[string]string{"start_task": "in_progress", "complete_task": "completed"}[cr.call.Name]
+		}
+	case "write_file":
+		if cr.ok && cr.path() == "notes/document.md" {
+			f.profilesWritten = true
+		}
+	case "finalize_output":
+		if cr.ok {
+			f.finalized, f.finalizeNote, f.finalizeFailed = true, cr.result, ""
+		} else if cr.result != "" {
+			f.finalized, f.finalizeFailed, f.cleanedUp = false, cr.result, false
+		}
+	case "delete_file":
+		if cr.ok && f.finalizeFailed != "" {
+			f.cleanedUp = true
+		}
+	}
+}
+
+// documentOf finds the input document a chunked text belongs to.
+func (f *facts) documentOf(source, arg string) string {
+	for doc, out := range f.extracted {
+		if out == source {
+			return doc
+		}
+	}
+	for _, doc := range f.inputs {
+		if "input/"+doc == arg || "input/"+doc == source {
+			return doc
+		}
+		base := strings.TrimSuffix(doc, fileExt(doc))
+		if source == "input/"+base+".txt" || source == "input/"+base+".extracted.txt" {
+			return doc
+		}
+	}
+	return ""
+}
+
+func fileExt(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		return name[i:]
+	}
+	return ""
+}
+
+// inputNames reads the source documents from a listing of input/, leaving
+// out the texts extracted from them.
+func inputNames(listing string) []string {
+	var names []string
+	for _, line := range strings.Split(listing, "\n")[1:] {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || strings.HasSuffix(fields[0], "/") {
+			continue
+		}
+		names = append(names, fields[0])
+	}
+	var out []string
+	for _, n := range names {
+		if strings.HasSuffix(n, ".extracted.txt") {
+			continue
+		}
+		if strings.HasSuffix(n, ".txt") {
+			base := strings.TrimSuffix(n, ".txt")
+			derived := false
+			for _, o := range names {
+				if o != n && strings.TrimSuffix(o, fileExt(o)) == base {
+					derived = true
+				}
+			}
+			if derived {
+				continue
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func parseChecklist(items [][]string) []task {
+	var plan []task
+	for _, it := range items {
+		n, _ := strconv.Atoi(it[2])
+		st := map[string]string{"x": "completed", ">": "in_progress", " ": "pending"}[it[1]]
+		plan = append(plan, task{n: n, text: it[3], status: st})
+	}
+	return plan
+}
+
+func intArg(v any) int {
+	if f, ok := v.(float64); ok {
+		return int(f)
+	}
+	return 0
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// firstOpen is the first task of the plan that is not completed.
+func (f *facts) firstOpen() *task {
+	for i := range f.plan {
+		if f.plan[i].status != "completed" {
+			return &f.plan[i]
+		}
+	}
+	return nil
+}
+
+// lastChunkTask reports whether task n is the last "Split … into chunks".
+func (f *facts) lastChunkTask(n int) bool {
+	last := 0
+	for _, t := range f.plan {
+		if strings.HasPrefix(t.text, "Split ") && strings.HasSuffix(t.text, " into chunks") {
+			last = t.n
+		}
+	}
+	return n == last
+}
+
+func (f *facts) hasGroups() bool {
+	for _, t := range f.plan {
+		if groupRE.MatchString(t.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// processedUpTo is the last chunk in [a, b] handled in an earlier step, or
+// a-1.
+func (f *facts) processedUpTo(a, b int) int {
+	last := a - 1
+	for n := a; n <= b; n++ {
+		if f.processed[n] {
+			last = n
+		}
+	}
+	return last
+}
+
+// chunkRead is a chunk file as read_file showed it.
+type chunkRead struct {
+	n       int
+	doc     string
+	heading string
+	body    string
+}
+
+// lastChunkRead is the last chunk read in the latest step, if its result
+// is whole.
+func (c *conversation) lastChunkRead() (chunkRead, bool) {
+	if len(c.steps) == 0 {
+		return chunkRead{}, false
+	}
+	calls := c.steps[len(c.steps)-1].calls
+	for i := len(calls) - 1; i >= 0; i-- {
+		cr := calls[i]
+		if cr.call.Name != "read_file" || !cr.ok || !chunkPathRE.MatchString(cr.path()) {
+			continue
+		}
+		return parseChunk(cr)
+	}
+	return chunkRead{}, false
+}
+
+func parseChunk(cr callResult) (chunkRead, bool) {
+	n, _ := strconv.Atoi(chunkPathRE.FindStringSubmatch(cr.path())[1])
+	content, whole := fileContent(cr.result)
+	if !whole || !strings.HasPrefix(content, "[chunk_") {
+		return chunkRead{}, false
+	}
+	header, body, _ := strings.Cut(content, "\n")
+	parts := strings.Split(strings.Trim(header, "[]"), " | ")
+	c := chunkRead{n: n, body: strings.TrimPrefix(body, "\n")}
+	if len(parts) > 1 {
+		c.doc = parts[1]
+	}
+	rest := parts[min(2, len(parts)):]
+	if len(rest) > 0 && (strings.HasPrefix(rest[0], "p. ") || strings.HasPrefix(rest[0], "pp. ")) {
+		rest = rest[1:]
+	}
+	c.heading = strings.Join(rest, " | ")
+	return c, true
+}
+
+// fileContent rebuilds a file from read_file's numbered lines; whole is
+// false when the result says more lines remain.
+func fileContent(result string) (string, bool) {
+	var b strings.Builder
+	whole := true
+	for _, line := range strings.Split(result, "\n") {
+		if m := numberedLine.FindStringSubmatch(line); m != nil {
+			b.WriteString(m[1])
+			b.WriteByte('\n')
+			continue
+		}
+		if strings.HasPrefix(line, "[lines ") && strings.Contains(line, "more line") {
+			whole = false
+		}
+	}
+	return b.String(), whole
+}
+
+// profileReads returns the text of the profile chunks read in the latest
+// step, by document, when every document has some.
+func (c *conversation) profileReads(f *facts, k int) (map[string]string, bool) {
+	if len(c.steps) == 0 {
+		return nil, false
+	}
+	texts := map[string]string{}
+	for _, cr := range c.steps[len(c.steps)-1].calls {
+		if cr.call.Name == "read_file" && cr.ok && chunkPathRE.MatchString(cr.path()) {
+			if ch, ok := parseChunk(cr); ok {
+				texts[ch.doc] += ch.body + "\n"
+			}
+		}
+	}
+	for _, d := range f.inputs {
+		if texts[d] == "" {
+			return nil, false
+		}
+	}
+	return texts, len(texts) > 0
+}
+
+// profiles reads the document profiles from the newest place that shows
+// them whole: a read of notes/document.md or the write of it.
+func (c *conversation) profiles() (map[string]profile, bool) {
+	for i := len(c.steps) - 1; i >= 0; i-- {
+		calls := c.steps[i].calls
+		for j := len(calls) - 1; j >= 0; j-- {
+			cr := calls[j]
+			var text string
+			switch {
+			case cr.call.Name == "read_file" && cr.ok && cr.path() == "notes/document.md":
+				text, _ = fileContent(cr.result)
+			case cr.call.Name == "write_file" && cr.path() == "notes/document.md":
+				text, _ = cr.args["content"].(string)
+			default:
+				continue
+			}
+			if p := parseProfiles(text); len(p) > 0 {
+				return p, true
+			}
+		}
+	}
+	return nil, false
+}

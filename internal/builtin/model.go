@@ -1,0 +1,309 @@
+// Package builtin is the built-in offline model: a deterministic,
+// rule-based extractor that works through a job like an LLM would —
+// reading the conversation, calling the same tools, writing the same files
+// — so that creator runs without any model server, and every LLM run has a
+// baseline to be compared with.
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"creator/internal/llm"
+)
+
+// Name is the model name that selects the built-in model.
+const Name = "builtin"
+
+// Model is the built-in model. It keeps no state between calls: what it
+// knows, it reads from the conversation, and what was cleared from the
+// conversation it reads again from the workspace.
+type Model struct {
+	// GroupSize is how many chunks one task of the plan covers.
+	GroupSize int
+	// ProfileChunks is how many chunks of each document are read to learn
+	// how it writes requirements.
+	ProfileChunks int
+}
+
+// New returns the built-in model with its default settings.
+func New() *Model { return &Model{GroupSize: 10, ProfileChunks: 5} }
+
+// Name implements llm.Model.
+func (m *Model) Name() string { return Name }
+
+// Complete decides the next step from the conversation.
+func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return llm.Response{}, err
+	}
+	st := readConversation(req.Messages)
+	text, calls := m.next(st)
+	for i := range calls {
+		calls[i].ID = fmt.Sprintf("b%d_%d", len(req.Messages), i+1)
+	}
+	resp := llm.Response{Content: text, ToolCalls: calls, FinishReason: "stop", Attempts: 1}
+	if len(calls) > 0 {
+		resp.FinishReason = "tool_calls"
+	}
+	// The built-in model has no tokenizer of its own; it reports the size
+	// of what it read and wrote in the usual four bytes per token.
+	in := len(req.System)
+	for _, msg := range req.Messages {
+		in += len(msg.Content) + len(msg.Reasoning)
+		for _, c := range msg.ToolCalls {
+			in += len(c.Name) + len(c.Arguments)
+		}
+	}
+	out := len(text)
+	for _, c := range calls {
+		out += len(c.Name) + len(c.Arguments)
+	}
+	resp.Usage = llm.Usage{PromptTokens: in / 4, CompletionTokens: max(out/4, 1)}
+	return resp, nil
+}
+
+// call makes a tool call with JSON arguments.
+func call(name string, args any) llm.ToolCall {
+	data, _ := json.Marshal(args)
+	return llm.ToolCall{Name: name, Arguments: string(data)}
+}
+
+// Task texts of the plan. They do not change when the plan is rewritten,
+// so the planner keeps their status.
+const taskRead = "Read instructions.md and look at input/"
+
+func taskExtract(doc string) string { return "Extract the text of " + doc }
+func taskChunk(doc string) string   { return "Split " + doc + " into chunks" }
+
+const taskProfile = "Profile the documents in notes/document.md"
+
+func taskGroup(a, b int) string {
+	return fmt.Sprintf("Find and save the requirements in %s to %s", chunkID(a), chunkID(b))
+}
+
+const taskFinalize = "Build the output with finalize_output and check it"
+
+var groupRE = regexp.MustCompile(`^Find and save the requirements in chunk_(\d+) to chunk_(\d+)$`)
+
+func chunkID(n int) string   { return fmt.Sprintf("chunk_%03d", n) }
+func chunkPath(n int) string { return "chunks/" + chunkID(n) + ".md" }
+
+// next decides the next step: a short note of what it does, and the tool
+// calls.
+func (m *Model) next(st *conversation) (string, []llm.ToolCall) {
+	f := st.facts
+	if f.plan == nil {
+		switch {
+		case f.planWritten:
+			return "Looking at the plan.", []llm.ToolCall{call("read_plan", struct{}{})}
+		case !f.instructionsRead:
+			return "Reading the instructions first.", []llm.ToolCall{call("read_file", map[string]any{"path": "instructions.md", "limit": 60})}
+		case len(f.inputs) == 0:
+			return "Looking at the source documents.", []llm.ToolCall{call("list_files", map[string]any{"path": "input"})}
+		}
+		tasks := []string{taskRead}
+		for _, d := range f.inputs {
+			tasks = append(tasks, taskExtract(d))
+		}
+		for _, d := range f.inputs {
+			tasks = append(tasks, taskChunk(d))
+		}
+		tasks = append(tasks, taskProfile, taskFinalize)
+		return "Planning the job: extract, chunk, profile, then work through the chunks in groups.",
+			[]llm.ToolCall{call("write_plan", map[string]any{"tasks": tasks})}
+	}
+
+	cur := f.firstOpen()
+	if cur == nil {
+		if !f.finalized {
+			return "Every task is done; building the output once more.", []llm.ToolCall{call("finalize_output", struct{}{})}
+		}
+		return "Every task of the plan is completed and the output is written.", nil
+	}
+	var calls []llm.ToolCall
+	if cur.status != "in_progress" {
+		calls = append(calls, call("start_task", map[string]any{"task_number": cur.n}))
+	}
+	done := func(notes string) {
+		calls = append(calls, call("complete_task", map[string]any{"task_number": cur.n, "notes": notes}))
+	}
+
+	switch {
+	case cur.text == taskRead:
+		done(fmt.Sprintf("read instructions.md; %d document(s) in input/: %s", len(f.inputs), strings.Join(f.inputs, ", ")))
+		return "The instructions are read and the documents are known.", calls
+
+	case strings.HasPrefix(cur.text, "Extract the text of "):
+		doc := strings.TrimPrefix(cur.text, "Extract the text of ")
+		if out, ok := f.extracted[doc]; ok {
+			done("text in " + out)
+			return "Extracted " + doc + ".", calls
+		}
+		calls = append(calls, call("extract_document_text", map[string]any{"path": "input/" + doc}))
+		return "Extracting the text of " + doc + ".", calls
+
+	case strings.HasPrefix(cur.text, "Split ") && strings.HasSuffix(cur.text, " into chunks"):
+		doc := strings.TrimSuffix(strings.TrimPrefix(cur.text, "Split "), " into chunks")
+		rng, ok := f.chunked[doc]
+		if !ok {
+			path := "input/" + doc
+			if out, ok := f.extracted[doc]; ok {
+				path = out
+			}
+			calls = append(calls, call("chunk_document", map[string]any{"path": path}))
+			return "Splitting " + doc + " into chunks.", calls
+		}
+		if f.lastChunkTask(cur.n) && !f.hasGroups() {
+			// All documents are chunked: one task per group of chunks.
+			var tasks []string
+			for _, t := range f.plan {
+				if t.text == taskFinalize {
+					tasks = append(tasks, m.groupTasks(f)...)
+				}
+				tasks = append(tasks, t.text)
+			}
+			calls = append(calls, call("write_plan", map[string]any{"tasks": tasks}))
+		}
+		done(fmt.Sprintf("%d chunks: %s to %s", rng.last-rng.first+1, chunkID(rng.first), chunkID(rng.last)))
+		return fmt.Sprintf("%s is in %d chunks.", doc, rng.last-rng.first+1), calls
+
+	case cur.text == taskProfile:
+		if f.profilesWritten {
+			done("notes/document.md: language, identifier and how each document marks requirements")
+			return "The documents are profiled.", calls
+		}
+		if texts, ok := st.profileReads(f, m.ProfileChunks); ok {
+			var b strings.Builder
+			b.WriteString("# Document profile\n\nHow each document writes its requirements; the rules for finding them follow from it.\n\n")
+			for _, d := range f.inputs {
+				b.WriteString(makeProfile(d, texts[d]).render() + "\n")
+			}
+			calls = append(calls, call("write_file", map[string]any{"path": "notes/document.md", "content": b.String()}))
+			done("notes/document.md: language, identifier and how each document marks requirements")
+			return "Writing the document profile.", calls
+		}
+		for _, d := range f.inputs {
+			rng := f.chunked[d]
+			for n := rng.first; n <= rng.last && n < rng.first+m.ProfileChunks; n++ {
+				calls = append(calls, call("read_file", map[string]any{"path": chunkPath(n), "limit": 2000}))
+			}
+		}
+		return "Reading the first chunks of each document to learn how it writes requirements.", calls
+
+	case groupRE.MatchString(cur.text):
+		g := groupRE.FindStringSubmatch(cur.text)
+		a, _ := strconv.Atoi(g[1])
+		b, _ := strconv.Atoi(g[2])
+		return m.workGroup(st, f, cur, a, b, calls)
+
+	case cur.text == taskFinalize:
+		switch {
+		case f.finalized:
+			done(f.finalizeNote)
+			return "The output is written and valid.", calls
+		case f.finalizeFailed != "" && !f.cleanedUp:
+			// Remove what finalize_output refused, then build again.
+			for _, p := range brokenFiles(f.finalizeFailed) {
+				calls = append(calls, call("delete_file", map[string]any{"path": p}))
+			}
+			calls = append(calls, call("finalize_output", struct{}{}))
+			return "Removing requirements that finalize_output refused, then building the output again.", calls
+		}
+		calls = append(calls, call("finalize_output", struct{}{}))
+		return "Building the output.", calls
+	}
+	// A task this model did not write: mark it done so the plan can finish.
+	done("not part of the built-in method")
+	return "Closing a task the built-in method does not cover.", calls
+}
+
+func (m *Model) groupTasks(f *facts) []string {
+	size := max(m.GroupSize, 1)
+	var out []string
+	for _, d := range f.inputs {
+		rng := f.chunked[d]
+		for a := rng.first; a <= rng.last; a += size {
+			out = append(out, taskGroup(a, min(a+size-1, rng.last)))
+		}
+	}
+	return out
+}
+
+// workGroup processes the chunks of one task: save the requirements of the
+// chunk read in the last step, read the next one.
+func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls []llm.ToolCall) (string, []llm.ToolCall) {
+	profiles, ok := st.profiles()
+	if !ok {
+		calls = append(calls, call("read_file", map[string]any{"path": "notes/document.md"}))
+		next := max(a, f.processedUpTo(a, b)+1)
+		if next <= b {
+			calls = append(calls, call("read_file", map[string]any{"path": chunkPath(next), "limit": 2000}))
+		}
+		return "Reading the document profile again.", calls
+	}
+	var note string
+	last, read := st.lastChunkRead()
+	if read && last.n >= a && last.n <= b {
+		drafts := analyzeChunk(last, profiles)
+		for _, d := range drafts {
+			calls = append(calls, call("save_requirement", d))
+		}
+		note = fmt.Sprintf("%s: %d requirement(s). ", chunkID(last.n), len(drafts))
+		if last.n >= b {
+			calls = append(calls, call("complete_task", map[string]any{"task_number": cur.n,
+				"notes": fmt.Sprintf("read %s to %s and saved their requirements", chunkID(a), chunkID(b))}))
+			return note + "This group of chunks is done.", calls
+		}
+		calls = append(calls, call("read_file", map[string]any{"path": chunkPath(last.n + 1), "limit": 2000}))
+		return note + "Reading " + chunkID(last.n+1) + ".", calls
+	}
+	next := max(a, f.processedUpTo(a, b)+1)
+	if next > b {
+		calls = append(calls, call("complete_task", map[string]any{"task_number": cur.n,
+			"notes": fmt.Sprintf("read %s to %s and saved their requirements", chunkID(a), chunkID(b))}))
+		return "This group of chunks is done.", calls
+	}
+	calls = append(calls, call("read_file", map[string]any{"path": chunkPath(next), "limit": 2000}))
+	return "Reading " + chunkID(next) + ".", calls
+}
+
+var brokenRE = regexp.MustCompile(`requirements/req_\d+/final\.json`)
+
+func brokenFiles(msg string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range brokenRE.FindAllString(msg, -1) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// analyzeChunk finds the requirements of a chunk.
+func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
+	p := profiles[c.doc]
+	var out []draft
+	seen := map[string]bool{}
+	for _, s := range sentences(c.body) {
+		s = stripLead(s)
+		quote := cleanQuote(s.text)
+		words := len(strings.Fields(quote))
+		if words < 4 || len(quote) > 1500 || seen[quote] || strings.Contains(quote, "… [line cut:") {
+			continue
+		}
+		f, ok := classify(quote, p.UpperOnly)
+		if !ok {
+			continue
+		}
+		seen[quote] = true
+		out = append(out, buildDraft(quote, c.doc, chunkID(c.n), c.heading, f, p))
+	}
+	return out
+}

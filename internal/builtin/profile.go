@@ -1,0 +1,97 @@
+package builtin
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// profile is what the built-in model notes about a document before it
+// looks for requirements: language, identifier, and whether only
+// upper-case keywords are normative.
+type profile struct {
+	Document   string
+	Language   string // English or German
+	Identifier string // RFC 9000, NIST SP 800-63B, GoBD …
+	UpperOnly  bool
+	Reason     string // why the convention was chosen
+}
+
+var (
+	rfcRE         = regexp.MustCompile(`Request for Comments:\s*(\d{3,5})`)
+	nistRE        = regexp.MustCompile(`(?i)NIST Special Publication\s+(\d{3}-\d+[A-Za-z]?)(\s+Rev(?:ision)?\.?\s*\d+)?`)
+	isoRE         = regexp.MustCompile(`\bISO(?:/IEC)?\s+\d{4,5}(?:-\d+)?\b`)
+	gobdTitleRE   = regexp.MustCompile(`\(GoBD\)|\bGoBD\b`)
+	gdprTitleRE   = regexp.MustCompile(`(?i)Verordnung \(EU\) 2016/679|Regulation \(EU\) 2016/679|Datenschutz-Grundverordnung|General Data Protection Regulation`)
+	declarationRE = regexp.MustCompile(`(?i)(RFC\s*2119|RFC\s*8174|BCP\s*14|key\s+words\s+"MUST")|terms? in (all )?capitals|capitali[sz]ed|\b(SHALL|MUST)\b[^.]{0,80}\bindicate`)
+	upperRE       = regexp.MustCompile(`\b(MUST|SHALL|SHOULD|REQUIRED|RECOMMENDED)\b`)
+	lowerModalRE  = regexp.MustCompile(`\b(must|shall|should)\b`)
+	germanRE      = regexp.MustCompile(`\b(der|die|das|und|ist|sind|nicht|werden|für|mit|von|den)\b`)
+	englishRE     = regexp.MustCompile(`\b(the|and|is|are|not|be|for|with|of|to)\b`)
+)
+
+// makeProfile studies the first chunks of a document.
+func makeProfile(doc, text string) profile {
+	p := profile{Document: doc, Language: "English"}
+	if len(germanRE.FindAllString(text, -1)) > len(englishRE.FindAllString(text, -1)) {
+		p.Language = "German"
+	}
+	head := text
+	if len(head) > 6000 {
+		head = head[:6000]
+	}
+	switch {
+	case rfcRE.MatchString(head):
+		p.Identifier = "RFC " + rfcRE.FindStringSubmatch(head)[1]
+	case nistRE.MatchString(head):
+		m := nistRE.FindStringSubmatch(head)
+		p.Identifier = strings.TrimSpace("NIST SP " + strings.ToUpper(m[1]) + m[2])
+	case gdprTitleRE.MatchString(head):
+		p.Identifier = "GDPR"
+	case gobdTitleRE.MatchString(head):
+		p.Identifier = "GoBD"
+	case isoRE.MatchString(head):
+		p.Identifier = isoRE.FindString(head)
+	}
+	upper := len(upperRE.FindAllString(text, -1))
+	lower := len(lowerModalRE.FindAllString(text, -1))
+	switch {
+	case p.Language == "English" && upper >= 2 && declarationRE.MatchString(text):
+		p.UpperOnly, p.Reason = true, "the document declares that its upper-case keywords (MUST, SHALL, SHOULD, MAY) carry the requirements"
+	case p.Language == "English" && upper >= 5 && upper >= lower:
+		p.UpperOnly, p.Reason = true, fmt.Sprintf("requirements are written with upper-case keywords (%d of %d modal verbs)", upper, upper+lower)
+	case p.Language == "German":
+		p.Reason = "German duty forms carry the requirements: muss, ist/sind … zu + infinitive, darf nicht, soll"
+	default:
+		p.Reason = "ordinary modal verbs carry the requirements: must, shall, should, may"
+	}
+	return p
+}
+
+// render writes a profile for notes/document.md.
+func (p profile) render() string {
+	conv := "ordinary-language"
+	if p.UpperOnly {
+		conv = "upper-case-keywords"
+	}
+	id := p.Identifier
+	if id == "" {
+		id = "-"
+	}
+	return fmt.Sprintf("## %s\n\n- Language: %s\n- Identifier: %s\n- Convention: %s\n- Why: %s\n", p.Document, p.Language, id, conv, p.Reason)
+}
+
+var profileSectionRE = regexp.MustCompile(`(?m)^## (.+)\n\n- Language: (\w+)\n- Identifier: (.+)\n- Convention: ([\w-]+)\n`)
+
+// parseProfiles reads notes/document.md as written by render.
+func parseProfiles(text string) map[string]profile {
+	out := map[string]profile{}
+	for _, m := range profileSectionRE.FindAllStringSubmatch(text, -1) {
+		p := profile{Document: m[1], Language: m[2], Identifier: m[3], UpperOnly: m[4] == "upper-case-keywords"}
+		if p.Identifier == "-" {
+			p.Identifier = ""
+		}
+		out[p.Document] = p
+	}
+	return out
+}
