@@ -26,7 +26,8 @@ build:
 
 # The README's first command: a real job on the project's own sample.
 demo: build
-	$(BIN)/creator run --workspace $(CURDIR)/jobs $(SAMPLE)
+	@out=$$($(BIN)/creator run --workspace $(CURDIR)/jobs $(SAMPLE)) && \
+		echo "requirements: $$out" && echo && head -n 30 "$$(dirname $$out)/summary.md"
 
 test:
 	$(GO) vet ./...

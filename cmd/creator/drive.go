@@ -116,6 +116,9 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 	if err != nil {
 		return err
 	}
+	if m.auto && !o.quiet {
+		fmt.Fprintln(o.streams.ErrOut, "creator: no model configured; using the built-in offline model (rules, no LLM). For an LLM give --model and --base-url, or set CREATOR_MODEL and CREATOR_BASE_URL.")
+	}
 	model := m.client()
 	pl := planner.New(job, nil)
 	prog := newProgress(o.streams, o.quiet, o.verbose, job)
@@ -135,6 +138,7 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 	}
 	all := append(tools.WorkspaceTools(job), tools.PlanningTools(pl, stats, nil)...)
 	all = append(all, tools.DocumentTools(job, tokens.Default())...)
+	all = append(all, tools.RequirementTools(job)...)
 	reg, err := tools.NewRegistry(all...)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"creator/internal/builtin"
 	"creator/internal/llm"
 )
 
@@ -14,7 +15,12 @@ type modelChoice struct {
 	name    string
 	baseURL string
 	apiKey  string
+	// auto is true when the built-in model was chosen because nothing else
+	// was configured.
+	auto bool
 }
+
+func (m modelChoice) builtin() bool { return m.name == builtin.Name }
 
 // chooseModel resolves the model from flags, then the environment, then what
 // the job recorded (for resume). It returns a usage error when no model can
@@ -26,8 +32,10 @@ func (o *runOptions) chooseModel(recordedModel, recordedURL string) (modelChoice
 		apiKey:  first(o.apiKey, os.Getenv("OPENAI_API_KEY")),
 	}
 	switch {
-	case m.name == "builtin" || (m.name == "" && m.baseURL == ""):
-		return m, usageErrorf("no model configured: give --model and --base-url of an OpenAI-compatible server (or set CREATOR_MODEL and CREATOR_BASE_URL); the built-in offline model is not available in this version yet")
+	case m.name == builtin.Name:
+		return modelChoice{name: builtin.Name}, nil
+	case m.name == "" && m.baseURL == "":
+		return modelChoice{name: builtin.Name, auto: true}, nil
 	case m.name == "":
 		return m, usageErrorf("give --model (or CREATOR_MODEL): the name of the model the server at %s should run", safeURL(m.baseURL))
 	case m.baseURL == "" && m.apiKey == "":
@@ -47,6 +55,9 @@ func (o *runOptions) chooseModel(recordedModel, recordedURL string) (modelChoice
 var retryBaseDelay = time.Second
 
 func (m modelChoice) client() llm.Model {
+	if m.builtin() {
+		return builtin.New()
+	}
 	return llm.NewClient(llm.ClientConfig{BaseURL: m.baseURL, APIKey: m.apiKey, Model: m.name, SendReasoning: true, BaseDelay: retryBaseDelay})
 }
 

@@ -68,6 +68,7 @@ else /workspace inside a container, else ./workspace.`,
 		newListCmd(g),
 		newExportCmd(g),
 		newExtractCmd(g),
+		newEvalCmd(g),
 		newVersionCmd(g),
 	)
 	return cmd

@@ -221,7 +221,7 @@ func TestModelConfiguration(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"run", "--workspace", e.root, e.doc}, exitUsage, "no model configured"},
+		{[]string{"run", "--workspace", e.root, "--quiet", "--model", "builtin", "--job", "b", e.doc}, exitOK, ""},
 		{[]string{"run", "--workspace", e.root, "--base-url", e.srv.URL(), e.doc}, exitUsage, "give --model"},
 		{[]string{"run", "--workspace", e.root, "--model", "gpt-x", e.doc}, exitUsage, "no server for model gpt-x"},
 		{[]string{"run", "--workspace", e.root, "--model", "m", "--base-url", "localhost:8080", e.doc}, exitUsage, "is not an http(s) URL"},

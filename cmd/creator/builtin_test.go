@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"creator/internal/evaluate"
+	"creator/internal/requirement"
+)
+
+const corpusDir = "../../../shared/corpus"
+
+func corpusPath(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join(corpusDir, name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("corpus file %s not available (../shared/corpus is missing)", name)
+	}
+	return p
+}
+
+// runBuiltin runs a job with the built-in model (no endpoint configured)
+// and returns its folder.
+func runBuiltin(t *testing.T, doc, id string) string {
+	t.Helper()
+	for _, k := range []string{"CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CREATOR_MAX_STEPS"} {
+		t.Setenv(k, "")
+	}
+	root := filepath.Join(t.TempDir(), "ws")
+	code, _, stderr := cli(t, "run", "--workspace", root, "--job", id, "--quiet", doc)
+	if code != 0 {
+		t.Fatalf("creator run %s: exit %d\n%s", filepath.Base(doc), code, stderr)
+	}
+	return filepath.Join(root, "job_"+id)
+}
+
+func readRequirements(t *testing.T, dir string) ([]requirement.Record, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "output", "requirements.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []requirement.Record
+	if err := json.Unmarshal(data, &recs); err != nil {
+		t.Fatal(err)
+	}
+	return recs, data
+}
+
+// assertQuotesVerbatim checks that every saved quote stands, whitespace
+// aside, in the job's extracted text (page markers aside).
+func assertQuotesVerbatim(t *testing.T, dir string, recs []requirement.Record) {
+	t.Helper()
+	texts, _ := filepath.Glob(filepath.Join(dir, "input", "*.txt"))
+	var body strings.Builder
+	for _, p := range texts {
+		data, _ := os.ReadFile(p)
+		body.WriteString(requirement.Clean(string(data)) + " ")
+	}
+	all := body.String()
+	n := 0
+	for _, r := range recs {
+		for _, c := range r.Citations {
+			n++
+			if !strings.Contains(all, strings.Join(strings.Fields(c.Quote), " ")) {
+				t.Errorf("%s: quote not verbatim in the extracted text: %q", r.ID, c.Quote)
+			}
+		}
+	}
+	t.Logf("%d quotes, all verbatim in the extracted text", n)
+}
+
+func evalAgainst(t *testing.T, recs []requirement.Record, goldFile string) evaluate.Result {
+	t.Helper()
+	data, err := os.ReadFile(corpusPath(t, goldFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gold, err := evaluate.ParseGold(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := evaluate.Evaluate(recs, gold)
+	t.Logf("%s: %d requirements, recall %.3f, precision %.3f, F1 %.3f", goldFile, res.Requirements, res.Recall, res.Precision, res.F1)
+	return res
+}
+
+func TestBuiltinRFC9000(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole job")
+	}
+	dir := runBuiltin(t, corpusPath(t, "rfc9000.txt"), "rfc")
+	recs, _ := readRequirements(t, dir)
+	if res := evalAgainst(t, recs, "rfc9000.gold.json"); res.Recall < 0.95 || res.Precision < 0.90 {
+		t.Errorf("recall %.3f (goal 0.95), precision %.3f (goal 0.90)", res.Recall, res.Precision)
+	}
+	assertQuotesVerbatim(t, dir, recs)
+}
+
+func TestBuiltinNIST80063B(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole job")
+	}
+	dir := runBuiltin(t, corpusPath(t, "NIST.SP.800-63b.pdf"), "nist")
+	recs, _ := readRequirements(t, dir)
+	if res := evalAgainst(t, recs, "NIST.SP.800-63b.gold.json"); res.Recall < 0.90 || res.Precision < 0.85 {
+		t.Errorf("recall %.3f (goal 0.90), precision %.3f (goal 0.85)", res.Recall, res.Precision)
+	}
+	assertQuotesVerbatim(t, dir, recs)
+}
+
+// TestBuiltinGoBD checks German duties of the GoBD, picked by hand from the
+// document, with the page each stands on (checked against pdftotext -f/-l).
+func TestBuiltinGoBD(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole job")
+	}
+	dir := runBuiltin(t, corpusPath(t, "GoBD.pdf"), "gobd")
+	recs, _ := readRequirements(t, dir)
+	duties := []struct {
+		quote string
+		page  int
+		kind  string
+	}{
+		{"Ein und derselbe Geschäftsvorfall darf nicht mehrfach aufgezeichnet werden.", 12, "prohibition"},
+		{"Die Buchführung muss so beschaffen sein, dass sie einem sachverständigen Dritten innerhalb angemessener Zeit", 10, "obligation"},
+		{"Die Nachvollziehbarkeit und Nachprüfbarkeit muss für die Dauer der Aufbewahrungsfrist gegeben sein.", 10, "obligation"},
+		{"Diese Grundsätze müssen während der Dauer der Aufbewahrungsfrist nachweisbar erfüllt werden", 9, "obligation"},
+		{"Eine Buchung oder eine Aufzeichnung darf nicht in einer Weise verändert werden", 15, "prohibition"},
+		{"Die geschäftlichen Unterlagen dürfen nicht planlos gesammelt und aufbewahrt werden", 14, "prohibition"},
+		{"Ist kein Fremdbeleg vorhanden, muss ein Eigenbeleg erstellt werden.", 16, "obligation"},
+		{"Aus der Verfahrensdokumentation (siehe unter 10.1) muss ersichtlich sein", 17, "obligation"},
+		{"Jedem Geschäftsvorfall muss ein Beleg zugrunde liegen", 19, "obligation"},
+		{"in maschinell auswertbarer Form und unveränderbar aufzubewahren", 19, "obligation"},
+		{"hat der Steuerpflichtige Kontrollen einzurichten, auszuüben und zu protokollieren", 25, "obligation"},
+		{"Der Steuerpflichtige hat sein DV-System gegen Verlust", 26, "obligation"},
+		{"Das zum Einsatz kommende DV-Verfahren muss die Gewähr dafür bieten", 27, "obligation"},
+	}
+	for _, d := range duties {
+		found := false
+		for _, r := range recs {
+			c := r.Citations[0]
+			if strings.Contains(c.Quote, d.quote) {
+				found = true
+				if c.Page != d.page || r.Type != d.kind || !containsString(r.Frameworks, "GoBD") {
+					t.Errorf("%q: page %d, %s, frameworks %v; want page %d, %s, GoBD", d.quote, c.Page, r.Type, r.Frameworks, d.page, d.kind)
+				}
+				break
+			}
+		}
+		if !found {
+			t.Errorf("duty not extracted: %q (page %d)", d.quote, d.page)
+		}
+	}
+	assertQuotesVerbatim(t, dir, recs)
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Two runs on the same input give the same output, byte for byte.
+func TestBuiltinIsDeterministic(t *testing.T) {
+	for _, doc := range []string{"../../testdata/sample/retention-policy.pdf", corpusPath(t, "GoBD.pdf")} {
+		_, first := readRequirements(t, runBuiltin(t, doc, "one"))
+		_, second := readRequirements(t, runBuiltin(t, doc, "two"))
+		if string(first) != string(second) {
+			t.Errorf("%s: two runs differ", filepath.Base(doc))
+		}
+	}
+}
+
+func TestBuiltinSample(t *testing.T) {
+	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "sample")
+	recs, _ := readRequirements(t, dir)
+	want := map[string]string{
+		"The finance department must retain invoices":            "obligation",
+		"Records must not be deleted before the end":             "prohibition",
+		"The archive should be checked once per quarter":         "recommendation",
+		"Employees may keep working copies":                      "permission",
+		"Buchungsbelege und Rechnungen sind zehn Jahre lang":     "obligation",
+		"hat sicherzustellen, dass jede Buchung":                 "obligation",
+		"Personenbezogene Daten dürfen nicht länger gespeichert": "prohibition",
+		"Die Verfahrensdokumentation soll":                       "recommendation",
+	}
+	for quote, kind := range want {
+		ok := false
+		for _, r := range recs {
+			if strings.Contains(r.Citations[0].Quote, quote) && r.Type == kind {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("no %s with %q", kind, quote)
+		}
+	}
+	for _, f := range []string{"output/summary.md", "output/requirements.csv", "notes/document.md", "plan.json", "progress.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	assertQuotesVerbatim(t, dir, recs)
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"creator/internal/evaluate"
+	"creator/internal/output"
+	"creator/internal/requirement"
+)
+
+type evalOptions struct {
+	*globalOptions
+	jobID string
+	gold  string
+	json  bool
+}
+
+func newEvalCmd(g *globalOptions) *cobra.Command {
+	o := &evalOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "eval --job ID --gold GOLD.json [--json]",
+		Short: "Compare a job's requirements with a gold list",
+		Long: `Compare output/requirements.json of a job with a gold list (a JSON array of
+items with "quote" and "level", e.g. MUST/SHOULD/MAY) and print recall,
+precision and F1. A gold item is found when the quote of a requirement shares
+at least half of their words with it (Jaccard index of the word sets); a
+requirement is right when one of its quotes matches some gold item.
+
+--json prints the figures as one object: gold, requirements, matched_gold,
+matched_requirements, recall, precision, f1, threshold, by_level{LEVEL:
+{gold, matched, recall}}, missed[{quote, level, …}].`,
+		Example: `  creator eval --job rfc --gold rfc9000.gold.json
+  creator eval --job rfc --gold rfc9000.gold.json --json | jq .f1`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(o) },
+	}
+	cmd.Flags().StringVar(&o.jobID, "job", "", "the job to evaluate")
+	cmd.Flags().StringVar(&o.gold, "gold", "", "the gold list (JSON)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
+	return cmd
+}
+
+func runEval(o *evalOptions) error {
+	if o.gold == "" {
+		return usageErrorf("--gold is required")
+	}
+	j, err := o.openJob(o.jobID)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	data, err := j.ReadInternal(output.RequirementsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("job '%s' has no %s yet; it is written when the job finishes (finalize_output)", j.ID, output.RequirementsFile)
+	}
+	if err != nil {
+		return err
+	}
+	var reqs []requirement.Record
+	if err := json.Unmarshal(data, &reqs); err != nil {
+		return fmt.Errorf("%s of job '%s' is not valid: %v", output.RequirementsFile, j.ID, err)
+	}
+	raw, err := os.ReadFile(o.gold)
+	if err != nil {
+		return err
+	}
+	gold, err := evaluate.ParseGold(raw)
+	if err != nil {
+		return err
+	}
+	res := evaluate.Evaluate(reqs, gold)
+	if o.json {
+		return writeJSON(o.streams.Out, res)
+	}
+	tw := tabwriter.NewWriter(o.streams.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "Gold list\t%s: %d items\n", filepath.Base(o.gold), res.Gold)
+	fmt.Fprintf(tw, "Requirements\tjob %s: %d\n", j.ID, res.Requirements)
+	fmt.Fprintf(tw, "Recall\t%.3f  (%d of %d gold items found)\n", res.Recall, res.MatchedGold, res.Gold)
+	fmt.Fprintf(tw, "Precision\t%.3f  (%d of %d requirements match a gold item)\n", res.Precision, res.MatchedRequirements, res.Requirements)
+	fmt.Fprintf(tw, "F1\t%.3f\n", res.F1)
+	for _, l := range res.Levels() {
+		lv := res.ByLevel[l]
+		fmt.Fprintf(tw, "Recall %s\t%.3f  (%d of %d)\n", l, lv.Recall, lv.Matched, lv.Gold)
+	}
+	fmt.Fprintf(tw, "Matching\tquotes sharing at least %.0f%% of their words\n", 100*res.Threshold)
+	return tw.Flush()
+}
