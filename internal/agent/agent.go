@@ -42,12 +42,16 @@ type Journal interface {
 	Append(transcript.Record) error
 }
 
-// Hook prepares the conversation before each model call; context
-// management plugs in here. Overflow is called when the server answers that
-// the prompt is too long; it must shorten the conversation.
+// Hook is where context management plugs in. ToolResult may replace a
+// tool's result before it enters the conversation (an oversized one);
+// BeforeCall prepares the conversation before each model call; Overflow is
+// called when the server answers that the prompt is too long and must
+// shorten the conversation. PromptTokens counts the prompt a call would send.
 type Hook interface {
+	ToolResult(call llm.ToolCall, result string) string
 	BeforeCall(ctx context.Context, conv *Conversation) error
 	Overflow(ctx context.Context, conv *Conversation) error
+	PromptTokens(conv *Conversation) int
 }
 
 // Observer hears about every model call and tool call (telemetry, progress).
@@ -61,6 +65,7 @@ type ModelCall struct {
 	Step         int
 	Model        string
 	Usage        llm.Usage
+	Counted      int // prompt tokens as counted before the call
 	Latency      time.Duration
 	FinishReason string
 	Attempts     int
@@ -200,6 +205,10 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
 			}
 		}
 		step := a.totals.Steps + 1
+		counted := 0
+		if a.Hook != nil {
+			counted = a.Hook.PromptTokens(conv)
+		}
 		start := a.now()
 		resp, err := a.Model.Complete(ctx, llm.Request{System: a.System, Messages: conv.Messages, Tools: defs})
 		if err != nil {
@@ -227,13 +236,13 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
 		}
 		usage := resp.Usage
 		if err := a.Journal.Append(transcript.Record{
-			Type: transcript.TypeStep, Step: step, Model: a.Model.Name(), Usage: &usage,
+			Type: transcript.TypeStep, Step: step, Model: a.Model.Name(), Usage: &usage, CountedTokens: counted,
 			LatencyMS: a.now().Sub(start).Milliseconds(), FinishReason: resp.FinishReason, Attempts: resp.Attempts,
 		}); err != nil {
 			return Outcome{}, err
 		}
 		if a.Observer != nil {
-			a.Observer.ModelCalled(ModelCall{Step: step, Model: a.Model.Name(), Usage: usage, Latency: a.now().Sub(start),
+			a.Observer.ModelCalled(ModelCall{Step: step, Model: a.Model.Name(), Usage: usage, Counted: counted, Latency: a.now().Sub(start),
 				FinishReason: resp.FinishReason, Attempts: resp.Attempts, ToolCalls: len(msg.ToolCalls), Totals: a.totals,
 				Content: resp.Content, Reasoning: resp.Reasoning})
 		}
@@ -308,6 +317,9 @@ func (a *Agent) callTool(ctx context.Context, step int, tc llm.ToolCall, fails *
 	}
 	if err == nil {
 		fails.success(tc.Name)
+		if a.Hook != nil {
+			result = a.Hook.ToolResult(tc, result)
+		}
 		return result, false
 	}
 	n := fails.failure(tc.Name, err)

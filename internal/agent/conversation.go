@@ -35,7 +35,11 @@ func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 			// A crash between an answer and its step record still counts the step.
 			t.Steps = max(t.Steps, r.Step)
 		case transcript.TypeCompaction:
-			conv.Messages = append([]llm.Message(nil), r.Messages...)
+			if r.Kind == "clear" {
+				transcript.Apply(conv.Messages, r.Edits)
+			} else if r.Messages != nil {
+				conv.Messages = append([]llm.Message(nil), r.Messages...)
+			}
 		case transcript.TypeStep:
 			t.Steps = max(t.Steps, r.Step)
 			if r.Usage != nil {

@@ -108,7 +108,7 @@ func TestBuildDraft(t *testing.T) {
 // ask runs one decision on a conversation.
 func ask(t *testing.T, msgs []llm.Message) llm.Response {
 	t.Helper()
-	resp, err := New().Complete(context.Background(), llm.Request{Messages: msgs})
+	resp, err := New().Complete(context.Background(), llm.Request{Messages: msgs, Tools: []llm.ToolDef{{Name: "read_file"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,5 +195,20 @@ func TestGroupWorkAndRecovery(t *testing.T) {
 	r = ask(t, msgs)
 	if names(r.ToolCalls) != "read_file" || !strings.Contains(r.ToolCalls[0].Arguments, "chunk_002") {
 		t.Fatalf("after a cleared result: %s %v", names(r.ToolCalls), r.ToolCalls)
+	}
+}
+
+func TestSummary(t *testing.T) {
+	rendered := "The conversation so far:\n\ncall read_file {\"limit\":2000,\"path\":\"chunks/chunk_041.md\"}\ncall save_requirement {}\ncall save_requirement {}\ncall read_file {\"limit\":2000,\"path\":\"chunks/chunk_042.md\"}\n"
+	resp, err := New().Complete(context.Background(), llm.Request{System: "summarise", Messages: []llm.Message{{Role: llm.RoleUser, Content: rendered}}})
+	if err != nil || len(resp.ToolCalls) != 0 || !strings.Contains(resp.Content, "2 requirements were submitted") || !strings.Contains(resp.Content, "Chunks processed up to chunk_042.") {
+		t.Fatalf("summary = %q, %v", resp.Content, err)
+	}
+	// After the summary, the group goes on after chunk_042.
+	plan := "[x] 1. Read instructions.md and look at input/\n[>] 2. Find and save the requirements in chunk_041 to chunk_050\n"
+	msgs := []llm.Message{{Role: llm.RoleUser, Content: "Job j. Source documents: input/p.pdf (1 KB)."}, {Role: llm.RoleUser, Content: resp.Content + "\n" + plan}}
+	r := ask(t, msgs)
+	if names(r.ToolCalls) != "read_file,read_file" || !strings.Contains(r.ToolCalls[1].Arguments, "chunk_043") {
+		t.Fatalf("after the summary: %s %v", names(r.ToolCalls), r.ToolCalls)
 	}
 }

@@ -21,11 +21,16 @@ type step struct {
 }
 
 type callResult struct {
-	call   llm.ToolCall
-	args   map[string]any
-	result string
-	ok     bool // answered, without an error
+	call    llm.ToolCall
+	args    map[string]any
+	result  string
+	ok      bool // answered, without an error, and still visible
+	cleared bool // answered, but context management replaced the result
 }
+
+// done is true for a call that most likely succeeded: its result says so,
+// or was cleared (failures are rare and short).
+func (c callResult) done() bool { return c.ok || c.cleared }
 
 func (c callResult) path() string {
 	p, _ := c.args["path"].(string)
@@ -53,6 +58,7 @@ type facts struct {
 	finalizeFailed   string
 	cleanedUp        bool
 	processed        map[int]bool // chunks read before the last step
+	summaryUpTo      int          // the last chunk a summary says was processed
 }
 
 var (
@@ -83,6 +89,9 @@ func readConversation(msgs []llm.Message) *conversation {
 			if items := checkItemRE.FindAllStringSubmatch(m.Content, -1); len(items) > 0 {
 				f.plan = parseChecklist(items)
 			}
+			if g := summaryUpToRE.FindStringSubmatch(m.Content); g != nil {
+				f.summaryUpTo, _ = strconv.Atoi(g[1])
+			}
 			f.planWritten = f.planWritten || strings.Contains(m.Content, "read_plan") || strings.Contains(strings.ToLower(m.Content), "summary")
 		case llm.RoleAssistant:
 			if len(m.ToolCalls) == 0 {
@@ -98,7 +107,8 @@ func readConversation(msgs []llm.Message) *conversation {
 				json.Unmarshal([]byte(tc.Arguments), &cr.args)
 				if res, ok := results[tc.ID]; ok {
 					cr.result = res.Content
-					cr.ok = !strings.HasPrefix(res.Content, "error:")
+					cr.cleared = strings.HasPrefix(res.Content, "[cleared:")
+					cr.ok = !strings.HasPrefix(res.Content, "error:") && !cr.cleared
 				}
 				s.calls = append(s.calls, cr)
 			}
@@ -118,7 +128,7 @@ func (f *facts) apply(cr callResult, latest bool) {
 	switch cr.call.Name {
 	case "read_file":
 		switch p := cr.path(); {
-		case p == "instructions.md" && cr.ok:
+		case p == "instructions.md" && cr.done():
 			f.instructionsRead = true
 		case chunkPathRE.MatchString(p) && !latest:
 			// Read while working through a group (not while profiling).
@@ -144,7 +154,7 @@ func (f *facts) apply(cr callResult, latest bool) {
 			}
 		}
 	case "write_plan":
-		if !cr.ok {
+		if !cr.done() {
 			return
 		}
 		f.planWritten = true
@@ -160,6 +170,9 @@ func (f *facts) apply(cr callResult, latest bool) {
 				}
 			}
 		}
+		if len(texts) == 0 {
+			return // arguments shortened: the plan stays as known
+		}
 		f.plan = nil
 		for i, t := range texts {
 			st := old[t]
@@ -169,19 +182,19 @@ func (f *facts) apply(cr callResult, latest bool) {
 			f.plan = append(f.plan, task{n: i + 1, text: t, status: st})
 		}
 	case "read_plan":
-		if cr.ok {
-			f.plan = parseChecklist(checkItemRE.FindAllStringSubmatch(cr.result, -1))
+		if items := checkItemRE.FindAllStringSubmatch(cr.result, -1); cr.ok && len(items) > 0 {
+			f.plan = parseChecklist(items)
 			f.planWritten = true
 		} else if strings.Contains(cr.result, "no plan yet") {
 			f.planWritten = false
 		}
 	case "start_task", "complete_task":
 		n := intArg(cr.args["task_number"])
-		if cr.ok && n >= 1 && n <= len(f.plan) {
+		if cr.done() && n >= 1 && n <= len(f.plan) {
 			f.plan[n-1].status = map[string]string{"start_task": "in_progress", "complete_task": "completed"}[cr.call.Name]
 		}
 	case "write_file":
-		if cr.ok && cr.path() == "notes/document.md" {
+		if cr.done() && cr.path() == "notes/document.md" {
 			f.profilesWritten = true
 		}
 	case "finalize_output":
@@ -312,13 +325,16 @@ func (f *facts) hasGroups() bool {
 	return false
 }
 
-// processedUpTo is the last chunk in [a, b] handled in an earlier step, or
-// a-1.
+// processedUpTo is the last chunk in [a, b] handled in an earlier step
+// (or, after a summary, the last one it names), or a-1.
 func (f *facts) processedUpTo(a, b int) int {
 	last := a - 1
+	if f.summaryUpTo >= a {
+		last = min(f.summaryUpTo, b)
+	}
 	for n := a; n <= b; n++ {
 		if f.processed[n] {
-			last = n
+			last = max(last, n)
 		}
 	}
 	return last

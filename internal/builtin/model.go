@@ -41,6 +41,12 @@ func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 	if err := ctx.Err(); err != nil {
 		return llm.Response{}, err
 	}
+	if len(req.Tools) == 0 {
+		// A request without tools asks for a summary of the conversation.
+		text := summarize(req)
+		return llm.Response{Content: text, FinishReason: "stop", Attempts: 1,
+			Usage: llm.Usage{PromptTokens: requestSize(req) / 4, CompletionTokens: len(text) / 4}}, nil
+	}
 	st := readConversation(req.Messages)
 	text, calls := m.next(st)
 	for i := range calls {
@@ -52,19 +58,60 @@ func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 	}
 	// The built-in model has no tokenizer of its own; it reports the size
 	// of what it read and wrote in the usual four bytes per token.
-	in := len(req.System)
-	for _, msg := range req.Messages {
-		in += len(msg.Content) + len(msg.Reasoning)
-		for _, c := range msg.ToolCalls {
-			in += len(c.Name) + len(c.Arguments)
-		}
-	}
+	in := requestSize(req)
 	out := len(text)
 	for _, c := range calls {
 		out += len(c.Name) + len(c.Arguments)
 	}
 	resp.Usage = llm.Usage{PromptTokens: in / 4, CompletionTokens: max(out/4, 1)}
 	return resp, nil
+}
+
+func requestSize(req llm.Request) int {
+	n := len(req.System)
+	for _, msg := range req.Messages {
+		n += len(msg.Content) + len(msg.Reasoning)
+		for _, c := range msg.ToolCalls {
+			n += len(c.Name) + len(c.Arguments)
+		}
+	}
+	return n
+}
+
+var (
+	renderedReadRE = regexp.MustCompile(`(?m)^call read_file .*chunks/chunk_(\d+)\.md`)
+	renderedSaveRE = regexp.MustCompile(`(?m)^call save_requirement `)
+	summaryUpToRE  = regexp.MustCompile(`Chunks processed up to chunk_(\d+)\.`)
+)
+
+// summarize writes the built-in model's summary of the turns it is given:
+// how far it got, which it needs to continue; the plan is in the brief.
+func summarize(req llm.Request) string {
+	var text string
+	for _, m := range req.Messages {
+		text += m.Content + "\n"
+	}
+	saves := len(renderedSaveRE.FindAllString(text, -1))
+	last := 0
+	for _, m := range renderedReadRE.FindAllStringSubmatch(text, -1) {
+		if n, _ := strconv.Atoi(m[1]); n > last {
+			last = n
+		}
+	}
+	// An earlier summary in these turns carries its own count forward.
+	for _, m := range summaryUpToRE.FindAllStringSubmatch(text, -1) {
+		if n, _ := strconv.Atoi(m[1]); n > last {
+			last = n
+		}
+	}
+	var b strings.Builder
+	b.WriteString("Work so far follows the built-in method: plan, extract, chunk, profile, then the chunks in groups, then the output.\n")
+	fmt.Fprintf(&b, "- %d requirements were submitted with save_requirement in these turns; they are in requirements/.\n", saves)
+	if last > 0 {
+		fmt.Fprintf(&b, "- Chunks processed up to %s.\n", chunkID(last))
+	}
+	b.WriteString("- Continue with the task in progress of the plan below; the document profile is in notes/document.md.\n")
+	return b.String()
 }
 
 // call makes a tool call with JSON arguments.

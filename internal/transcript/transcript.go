@@ -46,10 +46,47 @@ type Record struct {
 	FinishReason string     `json:"finish_reason,omitempty"`
 	Attempts     int        `json:"attempts,omitempty"`
 
-	// Messages is the whole conversation after a compaction.
-	Messages []llm.Message `json:"messages,omitempty"`
+	// CountedTokens is the prompt as counted before the call (step).
+	CountedTokens int `json:"counted_tokens,omitempty"`
+
+	// A compaction: Kind is "clear" (old tool results replaced, long
+	// arguments shortened, listed in Edits) or "summary" (Messages is the
+	// whole conversation after it).
+	Kind         string        `json:"kind,omitempty"`
+	Edits        []Edit        `json:"edits,omitempty"`
+	Messages     []llm.Message `json:"messages,omitempty"`
+	TokensBefore int           `json:"tokens_before,omitempty"`
+	TokensAfter  int           `json:"tokens_after,omitempty"`
 	// Note explains a resume, compaction or stop.
 	Note string `json:"note,omitempty"`
+}
+
+// Edit changes one message of the conversation in a clearing: the content
+// of a tool result, or the arguments of an assistant's tool calls.
+type Edit struct {
+	Index     int      `json:"index"`
+	Content   *string  `json:"content,omitempty"`
+	Arguments []string `json:"arguments,omitempty"`
+}
+
+// Apply makes the edits of a clearing to a conversation.
+func Apply(msgs []llm.Message, edits []Edit) {
+	for _, e := range edits {
+		if e.Index < 0 || e.Index >= len(msgs) {
+			continue
+		}
+		m := &msgs[e.Index]
+		if e.Content != nil {
+			m.Content = *e.Content
+		}
+		if len(e.Arguments) == len(m.ToolCalls) {
+			calls := append([]llm.ToolCall(nil), m.ToolCalls...)
+			for i := range calls {
+				calls[i].Arguments = e.Arguments[i]
+			}
+			m.ToolCalls = calls
+		}
+	}
 }
 
 // Appender is where records go; a workspace job provides it.

@@ -46,3 +46,36 @@ func TestMissingTranscriptIsEmpty(t *testing.T) {
 		t.Fatalf("Load = %v, %v", recs, err)
 	}
 }
+
+func TestApplyEditsAClearing(t *testing.T) {
+	calls := []llm.ToolCall{{ID: "a", Name: "write_file", Arguments: `{"path":"x","content":"long"}`}}
+	msgs := []llm.Message{
+		{Role: llm.RoleUser, Content: "go"},
+		{Role: llm.RoleAssistant, ToolCalls: calls},
+		{Role: llm.RoleTool, ToolCallID: "a", Content: "created x"},
+	}
+	placeholder := "[cleared: write_file x]"
+	edits := []Edit{
+		{Index: 1, Arguments: []string{`{"path":"x","content":"[shortened: 1 tokens]"}`}},
+		{Index: 2, Content: &placeholder},
+		{Index: 9, Content: &placeholder},                  // out of range: ignored
+		{Index: 1, Arguments: []string{"one", "too many"}}, // wrong count: ignored
+	}
+	// Through JSON, as a resumed job reads them.
+	files := memFiles{}
+	w := NewWriter(files)
+	if err := w.Append(Record{Type: TypeCompaction, Kind: "clear", Edits: edits}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := Load(files)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%v, %d records", err, len(recs))
+	}
+	Apply(msgs, recs[0].Edits)
+	if msgs[2].Content != placeholder || msgs[1].ToolCalls[0].Arguments != `{"path":"x","content":"[shortened: 1 tokens]"}` {
+		t.Errorf("after apply: %+v", msgs)
+	}
+	if calls[0].Arguments != `{"path":"x","content":"long"}` {
+		t.Error("apply changed the tool calls of another copy of the message")
+	}
+}
