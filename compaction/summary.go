@@ -1,0 +1,138 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"creator/internal/agent"
+	"creator/internal/llm"
+	"creator/internal/transcript"
+)
+
+// SummaryPrompt is the system prompt of a summary request. A summary
+// request carries no tools.
+const SummaryPrompt = `You compress the working memory of an agent that extracts citation-backed requirements from documents inside a job folder. Summarise the conversation you are given for the agent itself, so that it can continue without it: the decisions taken, what was found, what is done, what is still open, and whatever the next steps need (file names, chunk ids, requirement ids, problems met and how they were solved). Do not copy file contents or quotes: the workspace holds them. Write at most 400 words of plain sentences and short lists.`
+
+// summaryIntro opens the message that replaces the summarised turns.
+const summaryIntro = "Summary of the earlier conversation, written to keep the prompt short. The files in the workspace hold every result; the brief below is read from them."
+
+// summarize is layer 3: everything but the first message and the most
+// recent exchanges is replaced by a summary and the workspace brief.
+func (m *Manager) summarize(ctx context.Context, conv *agent.Conversation, before int) error {
+	msgs := conv.Messages
+	cut := m.cutPoint(msgs)
+	if cut <= 1 {
+		return nil // nothing old enough to summarise
+	}
+	old := msgs[1:cut]
+	text, err := m.summaryText(ctx, old)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var b strings.Builder
+	b.WriteString(summaryIntro + "\n\n")
+	if err != nil {
+		fmt.Fprintf(&b, "(The summary could not be written: %v. Rely on the brief.)\n\n", err)
+	} else {
+		b.WriteString(strings.TrimSpace(text) + "\n\n")
+	}
+	b.WriteString(m.brief())
+	next := []llm.Message{msgs[0], {Role: llm.RoleUser, Content: b.String()}}
+	next = append(next, msgs[cut:]...)
+	if err := llm.Validate(next); err != nil {
+		return fmt.Errorf("summarising would break the conversation: %w", err)
+	}
+	conv.Messages = next
+	after := m.PromptTokens(conv)
+	m.mu.Lock()
+	m.stats.Summaries++
+	m.mu.Unlock()
+	note := fmt.Sprintf("summarised %d messages", len(old))
+	if err != nil {
+		note += "; the summary failed, the brief stands in for it"
+	}
+	return m.record(transcript.Record{Type: transcript.TypeCompaction, Kind: "summary", Messages: next,
+		TokensBefore: before, TokensAfter: after, Note: note})
+}
+
+// cutPoint is the index where the kept recent exchanges begin: the
+// RecentSteps-th assistant message from the end. A tool call and its
+// results are never separated, since the cut is before an assistant
+// message.
+func (m *Manager) cutPoint(msgs []llm.Message) int {
+	seen := 0
+	for i := len(msgs) - 1; i > 0; i-- {
+		if msgs[i].Role == llm.RoleAssistant {
+			seen++
+			if seen == m.cfg.RecentSteps {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
+// summaryText asks the model for a summary, once more if the first attempt
+// fails.
+func (m *Manager) summaryText(ctx context.Context, old []llm.Message) (string, error) {
+	req := llm.Request{System: SummaryPrompt, Messages: []llm.Message{{Role: llm.RoleUser, Content: m.render(old)}}}
+	var err error
+	for range 2 {
+		var resp llm.Response
+		resp, err = m.model.Complete(ctx, req)
+		if err == nil && strings.TrimSpace(resp.Content) != "" {
+			return resp.Content, nil
+		}
+		if err == nil {
+			err = fmt.Errorf("the model answered with no text")
+		}
+		if ctx.Err() != nil {
+			return "", err
+		}
+	}
+	return "", err
+}
+
+// render writes the turns to summarise as plain text, results cut short,
+// within half the context window.
+func (m *Manager) render(old []llm.Message) string {
+	var parts []string
+	for _, msg := range old {
+		var b strings.Builder
+		switch msg.Role {
+		case llm.RoleUser:
+			b.WriteString("user: " + clip(msg.Content, 1500))
+		case llm.RoleAssistant:
+			if t := strings.TrimSpace(msg.Content); t != "" {
+				b.WriteString("assistant: " + clip(t, 1500) + "\n")
+			}
+			for _, c := range msg.ToolCalls {
+				fmt.Fprintf(&b, "call %s %s\n", c.Name, clip(c.Arguments, 300))
+			}
+		case llm.RoleTool:
+			fmt.Fprintf(&b, "result of %s: %s", msg.ToolName, clip(msg.Content, 300))
+		}
+		parts = append(parts, strings.TrimRight(b.String(), "\n"))
+	}
+	// Keep the latest turns when everything would not fit.
+	budget := m.cfg.ContextWindow / 2 * 4 // characters
+	total := 0
+	start := len(parts)
+	for start > 0 && total+len(parts[start-1]) < budget {
+		start--
+		total += len(parts[start])
+	}
+	head := "The conversation so far:\n\n"
+	if start > 0 {
+		head = fmt.Sprintf("The conversation so far (its first %d turns are left out for length):\n\n", start)
+	}
+	return head + strings.Join(parts[start:], "\n") + "\n\nWrite the summary now."
+}
+
+func clip(s string, most int) string {
+	if r := []rune(s); len(r) > most {
+		return string(r[:most]) + " …"
+	}
+	return s
+}
