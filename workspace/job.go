@@ -53,6 +53,7 @@ type Settings struct {
 	ContextWindow   int    `json:"context_window,omitempty"`
 	SummarizeAt     int    `json:"summarize_at,omitempty"`
 	KeepToolResults int    `json:"keep_tool_results,omitempty"`
+	Tokenizer       string `json:"tokenizer,omitempty"`
 	BaseURL         string `json:"base_url,omitempty"`
 }
 

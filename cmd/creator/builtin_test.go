@@ -9,6 +9,8 @@ import (
 
 	"creator/internal/evaluate"
 	"creator/internal/requirement"
+	"creator/internal/transcript"
+	"creator/workspace"
 )
 
 const corpusDir = "../../../shared/corpus"
@@ -110,6 +112,45 @@ func TestBuiltinNIST80063B(t *testing.T) {
 		t.Errorf("recall %.3f (goal 0.90), precision %.3f (goal 0.85)", res.Recall, res.Precision)
 	}
 	assertQuotesVerbatim(t, dir, recs)
+}
+
+// TestBuiltinNIST80053 runs the 237-page standard with the default context
+// settings: the job completes, and clearings and a summary keep the prompt
+// under the summary threshold plus one step.
+func TestBuiltinNIST80053(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole job")
+	}
+	dir := runBuiltin(t, corpusPath(t, "NIST.SP.800-53r3.pdf"), "sp53")
+	job, err := workspace.Open(filepath.Dir(dir), "sp53")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Close()
+	recs, err := transcript.Load(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak, kinds := 0, map[string]int{}
+	for _, r := range recs {
+		switch r.Type {
+		case transcript.TypeStep:
+			peak = max(peak, r.CountedTokens)
+		case transcript.TypeCompaction:
+			kinds[r.Kind]++
+			if r.TokensAfter >= r.TokensBefore {
+				t.Errorf("%s compaction from %d to %d tokens", r.Kind, r.TokensBefore, r.TokensAfter)
+			}
+		}
+	}
+	t.Logf("peak prompt %d tokens; %d clearings, %d summaries", peak, kinds["clear"], kinds["summary"])
+	if peak > 88000 || kinds["clear"] == 0 {
+		t.Errorf("peak prompt %d tokens (goal ≤ 88,000) with %d clearings", peak, kinds["clear"])
+	}
+	reqs, _ := readRequirements(t, dir)
+	if len(reqs) < 200 {
+		t.Errorf("%d requirements from a 237-page control catalogue", len(reqs))
+	}
 }
 
 // TestBuiltinGoBD checks German duties of the GoBD, picked by hand from the

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/completion"
 	"creator/internal/humanize"
@@ -22,7 +23,7 @@ import (
 func (o *runOptions) settings(baseURL string) workspace.Settings {
 	s := workspace.Settings{
 		MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, ContextWindow: o.contextWindow,
-		SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults,
+		SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults, Tokenizer: o.tokenizer,
 	}
 	if baseURL != "" {
 		s.BaseURL = safeURL(baseURL)
@@ -35,6 +36,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 		if err := workspace.ValidateID(o.jobID); err != nil {
 			return usageErrorf("%v", err)
 		}
+	}
+	if err := o.checkContextFlags(); err != nil {
+		return err
 	}
 	m, err := o.chooseModel("", "")
 	if err != nil {
@@ -80,6 +84,9 @@ func runResume(ctx context.Context, o *runOptions) error {
 	}
 	// Limits not given on the command line are those the job was started with.
 	o.inherit(info.Settings)
+	if err := o.checkContextFlags(); err != nil {
+		return err
+	}
 	m, err := o.chooseModel(info.Model, info.Settings.BaseURL)
 	if err != nil {
 		return err
@@ -105,6 +112,26 @@ func (o *runOptions) inherit(s workspace.Settings) {
 	if !o.changed("max-tokens") && s.MaxTokens > 0 {
 		o.maxTokens = s.MaxTokens
 	}
+	if !o.changed("tokenizer") && s.Tokenizer != "" {
+		o.tokenizer = s.Tokenizer
+	}
+}
+
+// checkContextFlags rejects context figures that cannot work, before a job
+// is created.
+func (o *runOptions) checkContextFlags() error {
+	switch {
+	case o.contextWindow < 1000:
+		return usageErrorf("--context-window must be at least 1000 tokens, not %d", o.contextWindow)
+	case o.summarizeAt < 500:
+		return usageErrorf("--summarize-at must be at least 500 tokens, not %d", o.summarizeAt)
+	case o.keepToolResults < 1:
+		return usageErrorf("--keep-tool-results must be at least 1, not %d", o.keepToolResults)
+	}
+	if _, err := tokens.New(o.tokenizer); err != nil {
+		return usageErrorf("--tokenizer: %v", err)
+	}
+	return nil
 }
 
 // drive runs the agent on a locked job, records the outcome in job.json and
@@ -123,27 +150,17 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 	pl := planner.New(job, nil)
 	prog := newProgress(o.streams, o.quiet, o.verbose, job)
 	pl.OnChange = prog.planChanged
-
-	a := &agent.Agent{
-		Model:      model,
-		Completion: completion.Checker{Planner: pl, Files: job},
-		Journal:    transcript.NewWriter(job),
-		System:     templates.SystemPrompt,
-		Limits:     agent.Limits{MaxSteps: o.maxSteps, MaxTokens: o.maxTokens},
-		Observer:   prog,
-	}
-	stats := func() tools.JobStats {
-		t := a.Totals()
-		return tools.JobStats{Steps: t.Steps, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, Started: info.CreatedAt}
-	}
-	all := append(tools.WorkspaceTools(job), tools.PlanningTools(pl, stats, nil)...)
-	all = append(all, tools.DocumentTools(job, tokens.Default())...)
-	all = append(all, tools.RequirementTools(job)...)
-	reg, err := tools.NewRegistry(all...)
+	counter, err := tokens.New(o.tokenizer)
 	if err != nil {
 		return err
 	}
-	a.Tools = reg
+	a, cm, err := assemble(job, pl, model, counter, o.compactionConfig(), info)
+	if err != nil {
+		return err
+	}
+	cm.OnCompaction = prog.compacted
+	a.Limits = agent.Limits{MaxSteps: o.maxSteps, MaxTokens: o.maxTokens}
+	a.Observer = prog
 
 	if _, err := job.UpdateInfo(func(i *workspace.Info) {
 		i.Status, i.StopReason, i.FinishedAt = workspace.StatusRunning, "", nil
@@ -158,6 +175,11 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 	}
 	_ = pl.Log(fmt.Sprintf("job %s with model %s", verb, m.name))
 	prog.start(verb, m.name, info)
+	if o.verbose {
+		c := cm.Config()
+		prog.printf("creator: context window %s tokens; clearing from %s, summary at %s, %d tool results kept, results over %s tokens saved to .agent/results/; counted with %s",
+			humanize.Int(c.ContextWindow), humanize.Int(c.ClearAt), humanize.Int(c.SummarizeAt), c.KeepToolResults, humanize.Int(c.ResultBudget), o.tokenizer)
+	}
 
 	var out agent.Outcome
 	if resuming {
@@ -170,6 +192,37 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 		return err
 	}
 	return o.conclude(job, pl, out)
+}
+
+func (o *runOptions) compactionConfig() compaction.Config {
+	return compaction.Config{ContextWindow: o.contextWindow, SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults}
+}
+
+// assemble builds the agent for a job: the tools, the completion check, the
+// transcript and context management, around a model.
+func assemble(job *workspace.Job, pl *planner.Planner, model llm.Model, counter *tokens.Counter, cc compaction.Config, info workspace.Info) (*agent.Agent, *compaction.Manager, error) {
+	journal := transcript.NewWriter(job)
+	a := &agent.Agent{
+		Model:      model,
+		Completion: completion.Checker{Planner: pl, Files: job},
+		Journal:    journal,
+		System:     templates.SystemPrompt,
+	}
+	stats := func() tools.JobStats {
+		t := a.Totals()
+		return tools.JobStats{Steps: t.Steps, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, Started: info.CreatedAt}
+	}
+	all := append(tools.WorkspaceTools(job), tools.PlanningTools(pl, stats, nil)...)
+	all = append(all, tools.DocumentTools(job, counter)...)
+	all = append(all, tools.RequirementTools(job)...)
+	reg, err := tools.NewRegistry(all...)
+	if err != nil {
+		return nil, nil, err
+	}
+	a.Tools = reg
+	cm := compaction.New(cc, model, counter, job, journal, compaction.WorkspaceBrief(job), a.System, reg.Definitions())
+	a.Hook = cm
+	return a, cm, nil
 }
 
 // firstMessage opens the conversation: the job and its input files.

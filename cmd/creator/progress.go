@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/humanize"
 	"creator/planner"
@@ -50,7 +51,7 @@ func (p *progress) ModelCalled(c agent.ModelCall) {
 		i.Usage = workspace.Usage{Steps: c.Totals.Steps, PromptTokens: c.Totals.PromptTokens, CompletionTokens: c.Totals.CompletionTokens}
 	})
 	if p.verbose {
-		p.printf("[step %d] %s prompt + %s completion tokens, %s", c.Step, humanize.Int(c.Usage.PromptTokens), humanize.Int(c.Usage.CompletionTokens), c.Latency.Round(1e6))
+		p.printf("[step %d] %s prompt (%s counted) + %s completion tokens, %s", c.Step, humanize.Int(c.Usage.PromptTokens), humanize.Int(c.Counted), humanize.Int(c.Usage.CompletionTokens), c.Latency.Round(1e6))
 		if r := strings.TrimSpace(c.Reasoning); r != "" {
 			p.printf("  reasoning: %s", oneLine(r, 400))
 		}
@@ -69,6 +70,16 @@ func (p *progress) ToolCalled(c agent.ToolCall) {
 		status = "error: " + oneLine(c.Err.Error(), 200)
 	}
 	p.printf("  %s %s → %s (%s)", c.Name, oneLine(c.Arguments, 160), status, c.Duration.Round(1e5))
+}
+
+func (p *progress) compacted(e compaction.Event) {
+	if !p.verbose {
+		return
+	}
+	p.mu.Lock()
+	step := p.step
+	p.mu.Unlock()
+	p.printf("[step %d] context %s: %s → %s tokens (%s)", step, e.Kind, humanize.Int(e.Before), humanize.Int(e.After), e.Note)
 }
 
 func (p *progress) planChanged(e planner.Event) {

@@ -26,6 +26,7 @@ type runOptions struct {
 	contextWindow   int
 	summarizeAt     int
 	keepToolResults int
+	tokenizer       string
 	model           string
 	baseURL         string
 	apiKey          string
@@ -49,11 +50,19 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.IntVar(&o.contextWindow, "context-window", defaultContextWindow, "the model's context window in tokens")
 	f.IntVar(&o.summarizeAt, "summarize-at", defaultSummarizeAt, "summarise older turns when the prompt passes this many tokens")
 	f.IntVar(&o.keepToolResults, "keep-tool-results", defaultKeepToolResults, "number of recent tool results kept whole in the prompt")
+	f.StringVar(&o.tokenizer, "tokenizer", envString("CREATOR_TOKENIZER", tokens.DefaultEncoding), "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
 	f.StringVar(&o.model, "model", "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")
 	f.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible server URL (env CREATOR_BASE_URL or OPENAI_BASE_URL)")
 	f.StringVar(&o.apiKey, "api-key", "", "API key (env OPENAI_API_KEY); never written to the job")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print the model's reasoning and each tool call")
+}
+
+func envString(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }
 
 func envInt(name string, def int) int {

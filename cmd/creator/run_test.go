@@ -354,3 +354,41 @@ func TestSecondRunOnALockedJobIsRefused(t *testing.T) {
 		t.Fatalf("first process: exit %d: %s", cmd.ProcessState.ExitCode(), stderr)
 	}
 }
+
+func TestContextFlags(t *testing.T) {
+	e := newJobEnv(t, smallJob())
+	for _, c := range []struct{ flags, stderr string }{
+		{"--tokenizer nope", "unknown token encoding"},
+		{"--summarize-at 10", "--summarize-at must be at least 500"},
+		{"--context-window 0", "--context-window must be at least 1000"},
+		{"--keep-tool-results 0", "--keep-tool-results must be at least 1"},
+	} {
+		args := append(strings.Fields(c.flags), "--job", "bad", e.doc)
+		if code, _, stderr := cli(t, e.args("run", args...)...); code != exitUsage || !strings.Contains(stderr, c.stderr) {
+			t.Errorf("run %s: exit %d, %q; want 2 and %q", c.flags, code, stderr, c.stderr)
+		}
+		if _, err := os.Stat(e.jobDir("bad")); err == nil {
+			t.Fatalf("run %s created a job", c.flags)
+		}
+	}
+	// The figures are recorded with the job and shown with --verbose.
+	code, _, stderr := cli(t, append(e.args("run", "--job", "ctx", "--max-steps", "2", "--tokenizer", "cl100k_base", "--keep-tool-results", "3",
+		"--summarize-at", "20000", "--context-window", "32000", e.doc), "--quiet=false", "--verbose")...)
+	if code != exitIncomplete || !strings.Contains(stderr, "context window 32,000 tokens; clearing from 10,000, summary at 20,000, 3 tool results kept, results over 8,000 tokens saved to .agent/results/; counted with cl100k_base") {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "counted) + ") {
+		t.Errorf("verbose step lines lack the counted prompt:\n%s", stderr)
+	}
+	s := e.info("ctx").Settings
+	if s.Tokenizer != "cl100k_base" || s.KeepToolResults != 3 || s.SummarizeAt != 20000 || s.ContextWindow != 32000 {
+		t.Fatalf("settings %+v", s)
+	}
+	// Resume keeps them unless flags say otherwise.
+	if code, _, stderr := e.resume("ctx", "--max-steps", "100", "--keep-tool-results", "4"); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if s := e.info("ctx").Settings; s.Tokenizer != "cl100k_base" || s.KeepToolResults != 4 || s.SummarizeAt != 20000 {
+		t.Fatalf("settings after resume %+v", s)
+	}
+}

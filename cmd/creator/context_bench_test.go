@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+
+	"creator/compaction"
+	"creator/internal/agent"
+	"creator/internal/builtin"
+	"creator/internal/llm"
+	"creator/internal/tokens"
+	"creator/planner"
+	"creator/templates"
+	"creator/workspace"
+)
+
+// contextFigures is what a whole job cost in context.
+type contextFigures struct {
+	steps, summaryCalls     int
+	peak, total             int // prompt tokens of the agent's calls, counted
+	summaryTokens           int // prompt tokens of the summary calls
+	prefixSame, comparisons int
+	requirements            int
+	stats                   compaction.Stats
+	outcome                 agent.Outcome
+}
+
+func (f contextFigures) prefixShare() float64 {
+	if f.comparisons == 0 {
+		return 0
+	}
+	return float64(f.prefixSame) / float64(f.comparisons)
+}
+
+// recordingModel measures every request on its way to the model.
+type recordingModel struct {
+	llm.Model
+	cm      *compaction.Manager
+	counter *tokens.Counter
+
+	mu   sync.Mutex
+	prev *llm.Request
+	f    contextFigures
+}
+
+func (r *recordingModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	r.mu.Lock()
+	if len(req.Tools) == 0 { // a summary request
+		r.f.summaryCalls++
+		n := r.counter.Count(req.System)
+		for _, m := range req.Messages {
+			n += r.counter.Count(m.Content)
+		}
+		r.f.summaryTokens += n
+	} else {
+		n := r.cm.PromptTokens(&agent.Conversation{Messages: req.Messages})
+		r.f.steps++
+		r.f.peak = max(r.f.peak, n)
+		r.f.total += n
+		if r.prev != nil {
+			r.f.comparisons++
+			if startsWith(req, *r.prev) {
+				r.f.prefixSame++
+			}
+		}
+		kept := req
+		kept.Messages = append([]llm.Message(nil), req.Messages...)
+		r.prev = &kept
+	}
+	r.mu.Unlock()
+	return r.Model.Complete(ctx, req)
+}
+
+// startsWith reports whether req begins with the whole of prev: the same
+// system prompt and tools, and prev's messages unchanged — what a server
+// with a prompt cache can reuse.
+func startsWith(req, prev llm.Request) bool {
+	if req.System != prev.System || !reflect.DeepEqual(req.Tools, prev.Tools) || len(prev.Messages) > len(req.Messages) {
+		return false
+	}
+	for i := range prev.Messages {
+		if !reflect.DeepEqual(prev.Messages[i], req.Messages[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// runContextJob runs the built-in model through a whole job on doc with
+// the given context management.
+func runContextJob(tb testing.TB, doc string, cfg compaction.Config) contextFigures {
+	tb.Helper()
+	job, err := workspace.Create(filepath.Join(tb.TempDir(), "ws"), workspace.CreateOptions{
+		ID: "ctx", Inputs: []string{doc}, Instructions: templates.Instructions, Model: "builtin"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer job.Close()
+	info, err := job.Info()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	counter := tokens.Default()
+	model := &recordingModel{Model: builtin.New(), counter: counter}
+	a, cm, err := assemble(job, planner.New(job, nil), model, counter, cfg, info)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	model.cm = cm
+	a.Limits.MaxSteps = 5000
+	out, err := a.Start(context.Background(), firstMessage(job.ID, info))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f := model.f
+	f.stats, f.outcome = cm.Stats(), out
+	reqs, _ := job.Names("requirements")
+	f.requirements = len(reqs)
+	return f
+}
+
+// BenchmarkContextNIST80053 runs a whole job on the 237-page NIST SP
+// 800-53 Rev. 3 three ways — no compaction (layers 2 and 3 off), the
+// defaults, and --summarize-at 20000 --context-window 32000 — and reports
+// for each the peak and total prompt tokens of the agent's calls, the
+// clearings and summaries, and the share of calls whose prompt starts with
+// the previous call's prompt unchanged (what a prompt cache reuses).
+func BenchmarkContextNIST80053(b *testing.B) {
+	doc := filepath.Join(corpusDir, "NIST.SP.800-53r3.pdf")
+	if _, err := os.Stat(doc); err != nil {
+		b.Skipf("corpus file %s not available (../shared/corpus is missing)", doc)
+	}
+	cases := []struct {
+		name     string
+		cfg      compaction.Config
+		peakMost int // 0: no goal
+	}{
+		{"none", compaction.Config{Disabled: true}, 0},
+		{"defaults", compaction.Config{}, 88000},
+		{"summarize-at-20k", compaction.Config{SummarizeAt: 20000, ContextWindow: 32000}, 25000},
+	}
+	var peaks []int
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			var f contextFigures
+			for b.Loop() {
+				f = runContextJob(b, doc, c.cfg)
+			}
+			b.ReportMetric(float64(f.steps), "steps")
+			b.ReportMetric(float64(f.peak), "peak-prompt-tokens")
+			b.ReportMetric(float64(f.total), "total-prompt-tokens")
+			b.ReportMetric(float64(f.summaryTokens), "summary-prompt-tokens")
+			b.ReportMetric(float64(f.stats.Clearings), "clearings")
+			b.ReportMetric(float64(f.stats.Summaries), "summaries")
+			b.ReportMetric(f.prefixShare(), "prefix-unchanged-share")
+			b.ReportMetric(float64(f.requirements), "requirements")
+			if f.outcome.Kind != agent.Completed {
+				b.Errorf("the job did not complete: %s", f.outcome.Reason)
+			}
+			if c.peakMost > 0 && f.peak > c.peakMost {
+				b.Errorf("peak prompt %d tokens, goal ≤ %d", f.peak, c.peakMost)
+			}
+			if c.name == "defaults" && f.prefixShare() < 0.80 {
+				b.Errorf("prefix unchanged in %.2f of the calls, goal ≥ 0.80", f.prefixShare())
+			}
+			peaks = append(peaks, f.peak)
+		})
+	}
+	if len(peaks) == len(cases) && peaks[0] <= 2*cases[1].peakMost {
+		b.Errorf("without compaction the prompt peaked at %d tokens; the document should take it far past %d", peaks[0], cases[1].peakMost)
+	}
+}
