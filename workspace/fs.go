@@ -89,6 +89,7 @@ func (j *Job) WriteFile(p string, data []byte) (WriteResult, error) {
 	if _, err := atomicfile.WriteIn(j.root, rel, bytes.NewReader(data), 0o644); err != nil {
 		return res, describe(p, err)
 	}
+	j.changed(rel)
 	return res, nil
 }
 
@@ -115,6 +116,7 @@ func (j *Job) Remove(p string) (rel string, wasDir bool, err error) {
 	if err := j.root.Remove(rel); err != nil {
 		return "", false, describe(p, err)
 	}
+	j.removed(rel)
 	return rel, fi.IsDir(), atomicfile.SyncDir(j.root, path.Dir(rel))
 }
 

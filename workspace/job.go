@@ -110,7 +110,47 @@ type Job struct {
 	infoMu sync.Mutex
 	lockMu sync.Mutex
 	lockFd *os.File
+
+	watchMu sync.RWMutex
+	watcher Watcher
 }
+
+// Watcher hears about every change made to the job's files through the Job
+// (tools and the program alike), so that the search index stays current
+// without rescanning. Paths are relative to the job folder.
+type Watcher interface {
+	FileChanged(rel string)
+	FileRemoved(rel string)
+}
+
+// Watch makes w hear about changes from now on; nil stops it.
+func (j *Job) Watch(w Watcher) {
+	j.watchMu.Lock()
+	j.watcher = w
+	j.watchMu.Unlock()
+}
+
+func (j *Job) changed(rel string) {
+	j.watchMu.RLock()
+	w := j.watcher
+	j.watchMu.RUnlock()
+	if w != nil {
+		w.FileChanged(rel)
+	}
+}
+
+func (j *Job) removed(rel string) {
+	j.watchMu.RLock()
+	w := j.watcher
+	j.watchMu.RUnlock()
+	if w != nil {
+		w.FileRemoved(rel)
+	}
+}
+
+// FS is the job folder as a file system, for readers such as the search
+// index; it cannot reach outside the folder.
+func (j *Job) FS() fs.FS { return j.root.FS() }
 
 // ErrNoJob is returned by Open when the job folder does not exist.
 var ErrNoJob = errors.New("no such job")
@@ -408,8 +448,11 @@ func (j *Job) ReadInternal(rel string) ([]byte, error) {
 // WriteInternal atomically replaces a file of the job without the tools'
 // protections; for the program's own files (plan.json, .agent/…, extracted text).
 func (j *Job) WriteInternal(rel string, data []byte) error {
-	_, err := atomicfile.WriteIn(j.root, rel, bytes.NewReader(data), 0o644)
-	return err
+	if _, err := atomicfile.WriteIn(j.root, rel, bytes.NewReader(data), 0o644); err != nil {
+		return err
+	}
+	j.changed(rel)
+	return nil
 }
 
 // AppendInternal appends to a log file of the job and flushes it to disk.
@@ -429,6 +472,9 @@ func (j *Job) AppendInternal(rel string, data []byte) error {
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		j.changed(rel)
 	}
 	return err
 }

@@ -370,3 +370,31 @@ func TestResolveRoot(t *testing.T) {
 		}
 	}
 }
+
+type recorder struct{ events []string }
+
+func (r *recorder) FileChanged(rel string) { r.events = append(r.events, "changed "+rel) }
+func (r *recorder) FileRemoved(rel string) { r.events = append(r.events, "removed "+rel) }
+
+func TestWatcherHearsEveryChange(t *testing.T) {
+	j := newJob(t)
+	r := &recorder{}
+	j.Watch(r)
+	if _, err := j.WriteFile("notes/./a.md", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.WriteFile("../x", []byte("x")); err == nil {
+		t.Fatal("a refused write succeeded")
+	}
+	j.WriteInternal("plan.json", []byte("{}"))
+	j.AppendInternal("progress.md", []byte("- done\n"))
+	if _, _, err := j.Remove("notes/a.md"); err != nil {
+		t.Fatal(err)
+	}
+	j.Watch(nil)
+	j.WriteInternal("plan.json", []byte("{}"))
+	want := "changed notes/a.md|changed plan.json|changed progress.md|removed notes/a.md"
+	if got := strings.Join(r.events, "|"); got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+}
