@@ -1,0 +1,512 @@
+// Package index is the full-text index of a job folder: ranked search
+// (BM25) over every text file, by passages of lines so that a hit names
+// path:line. The workspace reports each write, edit and delete, so the
+// index is current without rescanning; on open, files changed while no
+// process held the job are indexed again, and a missing or damaged index is
+// rebuilt.
+package index
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Dir is where a job's index lives, relative to the job folder.
+const Dir = ".agent/index"
+
+// version is written into the index; an index of another version (another
+// mapping or passage layout) is rebuilt.
+const version = "creator-index-2"
+
+const versionKey = "creator_version"
+
+// Bounds of what is indexed.
+const (
+	maxFileBytes    = 16 << 20
+	passageBytes    = 1000 // a passage ends after this many bytes …
+	passageMaxLines = 25   // … or this many lines
+	batchFiles      = 64
+)
+
+// fileRecord is what the index knows of a file.
+type fileRecord struct {
+	size     int64
+	mtime    int64 // nanoseconds
+	passages int
+}
+
+// SyncStats says what Open did to bring the index up to date.
+type SyncStats struct {
+	Rebuilt bool   // the index was missing, damaged or of another version
+	Reason  string // why it was rebuilt
+	Indexed int    // files indexed again (new or changed)
+	Removed int    // files gone from the folder
+	Files   int    // files in the index now
+}
+
+// Index is the open index of one job folder. It is safe for concurrent use.
+type Index struct {
+	fsys    fs.FS
+	dir     string // absolute path of the index
+	bi      bleve.Index
+	en, de  analysis.Analyzer
+	mapping mapping.IndexMapping
+
+	mu    sync.Mutex
+	files map[string]fileRecord
+	// dirty holds files whose indexing failed; they are tried again before
+	// the next search.
+	dirty map[string]bool
+	stats SyncStats
+}
+
+// Open opens the index of the job folder jobDir (reading the files through
+// fsys, the folder itself), rebuilding it when it is missing, damaged or of
+// another version, and brings it up to date with the files.
+func Open(jobDir string, fsys fs.FS) (*Index, error) {
+	x := &Index{fsys: fsys, dir: filepath.Join(jobDir, filepath.FromSlash(Dir)), files: map[string]fileRecord{}, dirty: map[string]bool{}}
+	reason := ""
+	bi, err := openExisting(x.dir)
+	switch {
+	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist) || errors.Is(err, fs.ErrNotExist):
+		reason = "no index yet"
+	case err != nil:
+		reason = "the index could not be opened: " + err.Error()
+	}
+	if reason != "" {
+		if bi, err = create(x.dir); err != nil {
+			return nil, fmt.Errorf("cannot create the search index: %w", err)
+		}
+	}
+	x.bi = bi
+	x.mapping = bi.Mapping()
+	if x.en = x.mapping.AnalyzerNamed(analyzerEN); x.en == nil {
+		bi.Close()
+		return nil, errors.New("the search index has no English analyser")
+	}
+	x.de = x.mapping.AnalyzerNamed(analyzerDE)
+	stats, err := x.sync()
+	if err != nil && reason == "" {
+		// Damage that shows only when reading: start again once.
+		bi.Close()
+		if bi, err = create(x.dir); err != nil {
+			return nil, fmt.Errorf("cannot create the search index: %w", err)
+		}
+		x.bi, x.mapping, x.files = bi, bi.Mapping(), map[string]fileRecord{}
+		reason = "the index could not be read: " + err.Error()
+		stats, err = x.sync()
+	}
+	if err != nil {
+		bi.Close()
+		return nil, fmt.Errorf("cannot index the job folder: %w", err)
+	}
+	stats.Rebuilt, stats.Reason = reason != "", reason
+	x.stats = stats
+	return x, nil
+}
+
+// persisterNap is how long scorch waits to gather small batches before it
+// writes them to disk: persisting every small batch at once competes with
+// the next write for the CPU. Closing waits for it; tests shorten it.
+const defaultPersisterNap = 500 // milliseconds
+
+var persisterNap = defaultPersisterNap
+
+func runtimeConfig() map[string]any {
+	return map[string]any{
+		// A batch returns once it is searchable; it reaches the disk soon
+		// after. A crash in between loses only what Open indexes again.
+		"unsafe_batch": true,
+		// Never wait for the lock of another process: the job's lock rules
+		// that out, and a stale lock must not hang the program.
+		"bolt_timeout":           "2s",
+		"scorchPersisterOptions": map[string]any{"persisterNapTimeMSec": persisterNap, "persisterNapUnderNumFiles": 100000},
+	}
+}
+
+// openExisting opens the index at dir and checks its version. bleve can
+// panic on damaged files; that is an error here.
+func openExisting(dir string) (bi bleve.Index, err error) {
+	if _, err := os.Stat(dir); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			bi, err = nil, fmt.Errorf("damaged index: %v", r)
+		}
+	}()
+	bi, err = bleve.OpenUsing(dir, runtimeConfig())
+	if err != nil {
+		return nil, err
+	}
+	v, err := bi.GetInternal([]byte(versionKey))
+	if err != nil || string(v) != version {
+		bi.Close()
+		return nil, fmt.Errorf("index version %q, want %q", v, version)
+	}
+	return bi, nil
+}
+
+// create makes a new, empty index at dir, replacing whatever is there.
+func create(dir string) (bleve.Index, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	m, err := newMapping()
+	if err != nil {
+		return nil, err
+	}
+	bi, err := bleve.NewUsing(dir, m, scorch.Name, scorch.Name, runtimeConfig())
+	if err != nil {
+		return nil, err
+	}
+	// The mapping and the version reach the disk before anything else, so
+	// that a crash leaves an index that opens.
+	if err := flush(bi); err != nil {
+		bi.Close()
+		return nil, err
+	}
+	return bi, nil
+}
+
+// flush writes the version and waits until it, and every batch before it,
+// is on disk: batches return before they are (unsafe_batch), and closing
+// the index does not wait for them.
+func flush(bi bleve.Index) error {
+	done := make(chan error, 1)
+	b := bi.NewBatch()
+	b.SetInternal([]byte(versionKey), []byte(version))
+	b.SetPersistedCallback(func(err error) { done <- err })
+	if err := bi.Batch(b); err != nil {
+		return err
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(30 * time.Second):
+		return errors.New("the search index was not written to disk within 30 seconds")
+	}
+}
+
+// Stats says what Open did.
+func (x *Index) Stats() SyncStats { return x.stats }
+
+// Close writes what is pending and closes the index.
+func (x *Index) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.bi == nil {
+		return nil
+	}
+	err := flush(x.bi)
+	if cerr := x.bi.Close(); err == nil {
+		err = cerr
+	}
+	x.bi = nil
+	return err
+}
+
+// Indexable reports whether a path of the job folder belongs in the index:
+// not the job's machine state, not a temporary file.
+func Indexable(rel string) bool {
+	rel = path.Clean(rel)
+	if rel == ".agent" || strings.HasPrefix(rel, ".agent/") || rel == "." || strings.HasPrefix(rel, "../") {
+		return false
+	}
+	base := path.Base(rel)
+	if strings.Contains(base, ".creator-tmp-") {
+		return false
+	}
+	switch strings.ToLower(path.Ext(base)) {
+	case ".pdf", ".docx", ".doc", ".xlsx", ".zip", ".gz", ".png", ".jpg", ".jpeg", ".gif", ".bolt", ".zap":
+		return false
+	}
+	return true
+}
+
+// FileChanged indexes a file again after a write; the workspace calls it.
+// A failure is kept and the file tried again before the next search.
+func (x *Index) FileChanged(rel string) {
+	if !Indexable(rel) {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.bi == nil {
+		return
+	}
+	b := x.bi.NewBatch()
+	if err := x.addFile(b, path.Clean(rel)); err != nil || x.bi.Batch(b) != nil {
+		x.dirty[path.Clean(rel)] = true
+		return
+	}
+	delete(x.dirty, path.Clean(rel))
+}
+
+// FileRemoved drops a deleted file (or the files of a deleted folder).
+func (x *Index) FileRemoved(rel string) {
+	if !Indexable(rel) {
+		return
+	}
+	rel = path.Clean(rel)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.bi == nil {
+		return
+	}
+	b := x.bi.NewBatch()
+	for p := range x.files {
+		if p == rel || strings.HasPrefix(p, rel+"/") {
+			x.deleteFile(b, p)
+		}
+	}
+	if x.bi.Batch(b) != nil {
+		x.dirty[rel] = true
+	}
+}
+
+// refreshDirty tries again the files whose indexing failed.
+func (x *Index) refreshDirty() {
+	if len(x.dirty) == 0 {
+		return
+	}
+	b := x.bi.NewBatch()
+	var done []string
+	for p := range x.dirty {
+		if err := x.addFile(b, p); err == nil {
+			done = append(done, p)
+		}
+	}
+	if x.bi.Batch(b) == nil {
+		for _, p := range done {
+			delete(x.dirty, p)
+		}
+	}
+}
+
+// addFile puts a file's passages and record into the batch, replacing what
+// the index had; a file that is gone or not text is taken out.
+func (x *Index) addFile(b *bleve.Batch, rel string) error {
+	fi, err := fs.Stat(x.fsys, rel)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.Mode().IsRegular()) {
+		// Gone, or a folder: whatever the index holds under the path goes.
+		for p := range x.files {
+			if p == rel || strings.HasPrefix(p, rel+"/") {
+				x.deleteFile(b, p)
+			}
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	text, ok, err := readText(x.fsys, rel, fi.Size())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		x.deleteFile(b, rel)
+		return nil
+	}
+	ps := passages(text)
+	for i, p := range ps {
+		if err := b.Index(passageID(rel, i), map[string]any{fieldPath: rel, "text": p.text}); err != nil {
+			return err
+		}
+	}
+	old, known := x.files[rel]
+	if !known {
+		// Passages without a record can only be left by an older layout;
+		// find them to be sure none outlives the file's new text.
+		ids, err := x.passageIDs(rel)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if _, i, ok := parsePassageID(id); ok && i >= len(ps) {
+				b.Delete(id)
+			}
+		}
+	}
+	for i := len(ps); i < old.passages; i++ {
+		b.Delete(passageID(rel, i))
+	}
+	rec := fileRecord{size: fi.Size(), mtime: fi.ModTime().UnixNano(), passages: len(ps)}
+	b.SetInternal(recordKey(rel), rec.encode())
+	x.files[rel] = rec
+	return nil
+}
+
+func (x *Index) deleteFile(b *bleve.Batch, rel string) {
+	old, ok := x.files[rel]
+	if !ok {
+		return
+	}
+	for i := range old.passages {
+		b.Delete(passageID(rel, i))
+	}
+	b.DeleteInternal(recordKey(rel))
+	delete(x.files, rel)
+}
+
+func passageID(rel string, i int) string { return "p" + strconv.Itoa(i) + ":" + rel }
+
+// A file's record is kept as an internal value of the index, written in
+// the same batch as its passages: it costs no field in the segment that
+// each write builds.
+func recordKey(rel string) []byte { return []byte("f:" + rel) }
+
+func (r fileRecord) encode() []byte {
+	return []byte(fmt.Sprintf("%d %d %d", r.size, r.mtime, r.passages))
+}
+
+func decodeRecord(data []byte) (fileRecord, bool) {
+	var r fileRecord
+	_, err := fmt.Sscanf(string(data), "%d %d %d", &r.size, &r.mtime, &r.passages)
+	return r, err == nil
+}
+
+// passageIDs finds every passage of a file in the index.
+func (x *Index) passageIDs(rel string) ([]string, error) {
+	q := query.NewTermQuery(rel)
+	q.SetField(fieldPath)
+	res, err := x.bi.Search(bleve.NewSearchRequestOptions(q, 100000, 0, false))
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	return ids, nil
+}
+
+// parsePassageID returns the path and passage number of a passage id.
+func parsePassageID(id string) (string, int, bool) {
+	n, rel, ok := strings.Cut(strings.TrimPrefix(id, "p"), ":")
+	i, err := strconv.Atoi(n)
+	if !ok || err != nil || !strings.HasPrefix(id, "p") {
+		return "", 0, false
+	}
+	return rel, i, true
+}
+
+// sync loads the file records and indexes again every file that changed
+// since, and drops the files that are gone.
+func (x *Index) sync() (SyncStats, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var st SyncStats
+	recs, err := x.loadRecords()
+	if err != nil {
+		return st, err
+	}
+	x.files = recs
+	seen := map[string]bool{}
+	b := x.bi.NewBatch()
+	pending := 0
+	flush := func() error {
+		if pending == 0 {
+			return nil
+		}
+		err := x.bi.Batch(b)
+		b.Reset()
+		pending = 0
+		return err
+	}
+	err = fs.WalkDir(x.fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable folder is left out, not fatal
+		}
+		if p == "." {
+			return nil
+		}
+		if !Indexable(p) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		seen[p] = true
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		if rec, ok := recs[p]; ok && rec.size == fi.Size() && rec.mtime == fi.ModTime().UnixNano() {
+			return nil
+		}
+		if err := x.addFile(b, p); err != nil {
+			x.dirty[p] = true
+			return nil
+		}
+		st.Indexed++
+		pending++
+		if pending >= batchFiles {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return st, err
+	}
+	for p := range recs {
+		if !seen[p] {
+			x.deleteFile(b, p)
+			st.Removed++
+			pending++
+		}
+	}
+	if err := flush(); err != nil {
+		return st, err
+	}
+	st.Files = len(x.files)
+	return st, nil
+}
+
+// loadRecords reads the record of every file with passages in the index.
+// A file without passages (an empty one) has no entry in the path
+// dictionary; it is simply indexed again.
+func (x *Index) loadRecords() (map[string]fileRecord, error) {
+	recs := map[string]fileRecord{}
+	dict, err := x.bi.FieldDict(fieldPath)
+	if err != nil {
+		return nil, err
+	}
+	defer dict.Close()
+	for {
+		e, err := dict.Next()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			break
+		}
+		data, err := x.bi.GetInternal(recordKey(e.Term))
+		if err != nil {
+			return nil, err
+		}
+		if r, ok := decodeRecord(data); ok {
+			recs[e.Term] = r
+		} else {
+			recs[e.Term] = fileRecord{mtime: -1} // unknown: indexed again
+		}
+	}
+	return recs, nil
+}

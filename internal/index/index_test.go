@@ -1,0 +1,244 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// folder is a job folder with a few files.
+func folder(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, dir, "chunks/chunk_001.md", "Intro line.\nThe retention period is ten years.\n")
+	write(t, dir, "notes/document.md", "Profile: a German standard about Protokollierung.\n")
+	write(t, dir, "input/doc.pdf", "%PDF-1.4 binary\x00\x01")
+	write(t, dir, ".agent/transcript.jsonl", `{"retention":"period"}`+"\n")
+	return dir
+}
+
+func write(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func open(t *testing.T, dir string) *Index {
+	t.Helper()
+	persisterNap = 0 // tests close often; the benchmarks keep the default
+	x, err := Open(dir, os.DirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x
+}
+
+func paths(t *testing.T, x *Index, q string) []string {
+	t.Helper()
+	res, err := x.Search(Query{Text: q, Limit: MaxLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, h := range res.Hits {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+func TestOpenIndexesTheFolderAndKeepsItAcrossOpens(t *testing.T) {
+	dir := folder(t)
+	x := open(t, dir)
+	if st := x.Stats(); !st.Rebuilt || st.Indexed != 2 || st.Files != 2 {
+		t.Fatalf("first open: %+v (the PDF and .agent/ are not indexed)", st)
+	}
+	if got := paths(t, x, "retention"); len(got) != 1 || got[0] != "chunks/chunk_001.md" {
+		t.Fatalf("hits %v", got)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	y := open(t, dir)
+	if st := y.Stats(); st.Rebuilt || st.Indexed != 0 || st.Removed != 0 || st.Files != 2 {
+		t.Fatalf("second open indexed again: %+v", st)
+	}
+	if got := paths(t, y, "Protokollierung"); len(got) != 1 {
+		t.Fatalf("hits after reopening %v", got)
+	}
+}
+
+func TestFilesChangedBehindTheIndexAreIndexedOnOpen(t *testing.T) {
+	dir := folder(t)
+	x := open(t, dir)
+	x.Close()
+	// A person edits, adds and deletes files while no process holds the job.
+	write(t, dir, "chunks/chunk_001.md", "The archive period is six years.\n")
+	later := time.Now().Add(time.Second)
+	os.Chtimes(filepath.Join(dir, "chunks", "chunk_001.md"), later, later)
+	write(t, dir, "notes/new.md", "A new note on encryption.\n")
+	os.Remove(filepath.Join(dir, "notes", "document.md"))
+
+	y := open(t, dir)
+	if st := y.Stats(); st.Rebuilt || st.Indexed != 2 || st.Removed != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	for q, want := range map[string]int{"retention": 0, "archive six": 1, "encryption": 1, "Protokollierung": 0} {
+		if got := paths(t, y, q); len(got) != want {
+			t.Errorf("%q: hits %v, want %d", q, got, want)
+		}
+	}
+}
+
+func TestMissingOrDamagedIndexIsRebuilt(t *testing.T) {
+	for name, damage := range map[string]func(dir string){
+		"deleted": func(dir string) { os.RemoveAll(filepath.Join(dir, ".agent", "index")) },
+		"garbage": func(dir string) {
+			idx := filepath.Join(dir, ".agent", "index")
+			filepath.Walk(idx, func(p string, fi os.FileInfo, err error) error {
+				if err == nil && !fi.IsDir() {
+					os.WriteFile(p, []byte("not an index"), 0o644)
+				}
+				return nil
+			})
+		},
+		"empty folder": func(dir string) {
+			idx := filepath.Join(dir, ".agent", "index")
+			os.RemoveAll(idx)
+			os.MkdirAll(idx, 0o755)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := folder(t)
+			open(t, dir).Close()
+			damage(dir)
+			y := open(t, dir)
+			if st := y.Stats(); !st.Rebuilt || st.Files != 2 {
+				t.Errorf("stats %+v", st)
+			}
+			if got := paths(t, y, "retention period"); len(got) != 1 {
+				t.Errorf("hits %v", got)
+			}
+		})
+	}
+}
+
+func TestAnotherVersionIsRebuilt(t *testing.T) {
+	dir := folder(t)
+	open(t, dir).Close()
+	// An index left by an older release.
+	bi, err := bleve.Open(filepath.Join(dir, ".agent", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bi.NewBatch()
+	b.SetInternal([]byte(versionKey), []byte("creator-index-0"))
+	persisted := make(chan error, 1)
+	b.SetPersistedCallback(func(err error) { persisted <- err })
+	if err := bi.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-persisted; err != nil {
+		t.Fatal(err)
+	}
+	bi.Close()
+	if st := open(t, dir).Stats(); !st.Rebuilt || !strings.Contains(st.Reason, "version") {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestChangesAndRemovals(t *testing.T) {
+	dir := folder(t)
+	x := open(t, dir)
+	write(t, dir, "notes/a/b.md", "nested note about keys\n")
+	x.FileChanged("notes/a/b.md")
+	write(t, dir, ".agent/results/c1.txt", "keys keys keys\n")
+	x.FileChanged(".agent/results/c1.txt")
+	if got := paths(t, x, "keys"); len(got) != 1 || got[0] != "notes/a/b.md" {
+		t.Fatalf("hits %v", got)
+	}
+	// A folder removed at once takes its files with it.
+	os.RemoveAll(filepath.Join(dir, "notes", "a"))
+	x.FileRemoved("notes/a")
+	if got := paths(t, x, "keys"); len(got) != 0 {
+		t.Fatalf("hits after removing the folder %v", got)
+	}
+	// A file that turns binary leaves the index.
+	write(t, dir, "chunks/chunk_001.md", "retention\x00\x00")
+	x.FileChanged("chunks/chunk_001.md")
+	if got := paths(t, x, "retention"); len(got) != 0 {
+		t.Fatalf("binary file still found: %v", got)
+	}
+}
+
+func TestFailedUpdatesAreRetriedBeforeSearch(t *testing.T) {
+	dir := folder(t)
+	x := open(t, dir)
+	// An unreadable file cannot be indexed; once readable, the next search
+	// takes it in.
+	write(t, dir, "notes/locked.md", "sealed envelope\n")
+	p := filepath.Join(dir, "notes", "locked.md")
+	os.Chmod(p, 0)
+	if f, err := os.Open(p); err == nil {
+		f.Close()
+		t.Skip("running with permissions that read any file")
+	}
+	x.FileChanged("notes/locked.md")
+	if !x.dirty["notes/locked.md"] {
+		t.Fatal("the failure was not kept")
+	}
+	os.Chmod(p, 0o644)
+	if got := paths(t, x, "envelope"); len(got) != 1 {
+		t.Fatalf("hits %v", got)
+	}
+}
+
+func TestPassagesAndHitLines(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 60; i++ {
+		b.WriteString("filler line without the word\n")
+	}
+	b.WriteString("here the cryptographic module is named\n")
+	dir := t.TempDir()
+	write(t, dir, "chunks/long.md", b.String())
+	x := open(t, dir)
+	res, err := x.Search(Query{Text: "cryptographic"})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if h := res.Hits[0]; h.Line != 61 || h.Snippet != "here the **cryptographic** module is named" {
+		t.Errorf("hit %+v", h)
+	}
+	ps := passages(b.String())
+	n := 0
+	for i, p := range ps {
+		if i > 0 && p.line != ps[i-1].line+strings.Count(ps[i-1].text, "\n") {
+			t.Errorf("passage %d starts at line %d", i, p.line)
+		}
+		n += strings.Count(p.text, "\n")
+	}
+	if n != 61 {
+		t.Errorf("passages hold %d lines, want 61", n)
+	}
+}
+
+func TestSnippetOfALongLine(t *testing.T) {
+	line := strings.Repeat("ä", 300) + " target " + strings.Repeat("ö", 300)
+	i := strings.Index(line, "target")
+	s := snippet(line, [][2]int{{i, i + len("target")}})
+	if !strings.Contains(s, "**target**") || !strings.HasPrefix(s, "…") || !strings.HasSuffix(s, "…") || len([]rune(s)) > snippetChars {
+		t.Errorf("snippet %q", s)
+	}
+	if !strings.Contains(strings.ToValidUTF8(s, "?"), "ä") || strings.Contains(strings.ToValidUTF8(s, "?"), "?") {
+		t.Errorf("snippet cut inside a character: %q", s)
+	}
+}
