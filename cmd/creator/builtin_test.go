@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
+	"creator/internal/document"
 	"creator/internal/evaluate"
+	"creator/internal/index"
 	"creator/internal/requirement"
 	"creator/internal/transcript"
 	"creator/workspace"
@@ -100,6 +103,39 @@ func TestBuiltinRFC9000(t *testing.T) {
 		t.Errorf("recall %.3f (goal 0.95), precision %.3f (goal 0.90)", res.Recall, res.Precision)
 	}
 	assertQuotesVerbatim(t, dir, recs)
+	assertIndexCurrent(t, dir)
+}
+
+// assertIndexCurrent checks that a finished job leaves a search index that
+// needs no work on opening and finds the text of its chunk files.
+func assertIndexCurrent(t *testing.T, dir string) {
+	t.Helper()
+	x, err := index.Open(dir, os.DirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if st := x.Stats(); st.Rebuilt || st.Indexed+st.Removed != 0 || st.Files == 0 {
+		t.Errorf("the job's index was not current: %+v", st)
+	}
+	chunks, _ := filepath.Glob(filepath.Join(dir, "chunks", "chunk_*.md"))
+	for _, c := range chunks {
+		data, _ := os.ReadFile(c)
+		var words []string
+		for _, w := range strings.Fields(document.ChunkBody(string(data))) {
+			if len([]rune(w)) > 8 && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0 {
+				words = append(words, w)
+			}
+		}
+		if len(words) == 0 {
+			continue
+		}
+		w, rel := words[len(words)/2], "chunks/"+filepath.Base(c)
+		res, err := x.Search(index.Query{Text: w, File: rel})
+		if err != nil || len(res.Hits) == 0 || res.Hits[0].Path != rel || !strings.Contains(res.Hits[0].Snippet, "**") {
+			t.Errorf("%q from %s not found in the index: %v, %d hits", w, rel, err, len(res.Hits))
+		}
+	}
 }
 
 func TestBuiltinNIST80063B(t *testing.T) {
@@ -249,4 +285,5 @@ func TestBuiltinSample(t *testing.T) {
 		}
 	}
 	assertQuotesVerbatim(t, dir, recs)
+	assertIndexCurrent(t, dir)
 }

@@ -11,6 +11,7 @@ import (
 	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/builtin"
+	"creator/internal/index"
 	"creator/internal/llm"
 	"creator/internal/tokens"
 	"creator/planner"
@@ -106,7 +107,13 @@ func runContextJob(tb testing.TB, doc string, cfg compaction.Config) contextFigu
 	}
 	counter := tokens.Default()
 	model := &recordingModel{Model: builtin.New(), counter: counter}
-	a, cm, err := assemble(job, planner.New(job, nil), model, counter, cfg, info)
+	idx, err := index.Open(job.Dir, job.FS())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	job.Watch(idx)
+	defer idx.Close()
+	a, cm, err := assemble(job, planner.New(job, nil), model, counter, idx, cfg, info)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"creator/internal/agent"
 	"creator/internal/completion"
 	"creator/internal/humanize"
+	"creator/internal/index"
 	"creator/internal/llm"
 	"creator/internal/tokens"
 	"creator/internal/transcript"
@@ -154,7 +155,15 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 	if err != nil {
 		return err
 	}
-	a, cm, err := assemble(job, pl, model, counter, o.compactionConfig(), info)
+	searcher := o.openIndex(job, prog)
+	if idx, ok := searcher.(*index.Index); ok {
+		job.Watch(idx)
+		defer func() {
+			job.Watch(nil)
+			_ = idx.Close()
+		}()
+	}
+	a, cm, err := assemble(job, pl, model, counter, searcher, o.compactionConfig(), info)
 	if err != nil {
 		return err
 	}
@@ -194,13 +203,31 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 	return o.conclude(job, pl, out)
 }
 
+// openIndex opens the job's search index, brought up to date with its files.
+// Without it, search_files still scans with regular expressions.
+func (o *runOptions) openIndex(job *workspace.Job, prog *progress) tools.Searcher {
+	idx, err := index.Open(job.Dir, job.FS())
+	if err != nil {
+		prog.printf("creator: warning: %v; search_files works with regex: true only", err)
+		return index.ScanOnly{FS: job.FS(), Reason: err}
+	}
+	st := idx.Stats()
+	switch {
+	case st.Rebuilt && st.Reason != "no index yet":
+		prog.printf("creator: search index rebuilt (%s): %d files", st.Reason, st.Files)
+	case st.Indexed+st.Removed > 0 && o.verbose:
+		prog.printf("creator: search index: %d changed files indexed again, %d removed", st.Indexed, st.Removed)
+	}
+	return idx
+}
+
 func (o *runOptions) compactionConfig() compaction.Config {
 	return compaction.Config{ContextWindow: o.contextWindow, SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults}
 }
 
 // assemble builds the agent for a job: the tools, the completion check, the
 // transcript and context management, around a model.
-func assemble(job *workspace.Job, pl *planner.Planner, model llm.Model, counter *tokens.Counter, cc compaction.Config, info workspace.Info) (*agent.Agent, *compaction.Manager, error) {
+func assemble(job *workspace.Job, pl *planner.Planner, model llm.Model, counter *tokens.Counter, searcher tools.Searcher, cc compaction.Config, info workspace.Info) (*agent.Agent, *compaction.Manager, error) {
 	journal := transcript.NewWriter(job)
 	a := &agent.Agent{
 		Model:      model,
@@ -215,6 +242,7 @@ func assemble(job *workspace.Job, pl *planner.Planner, model llm.Model, counter 
 	all := append(tools.WorkspaceTools(job), tools.PlanningTools(pl, stats, nil)...)
 	all = append(all, tools.DocumentTools(job, counter)...)
 	all = append(all, tools.RequirementTools(job)...)
+	all = append(all, tools.SearchTools(job, searcher)...)
 	reg, err := tools.NewRegistry(all...)
 	if err != nil {
 		return nil, nil, err

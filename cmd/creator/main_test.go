@@ -15,6 +15,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"creator/internal/fakellm"
+	"creator/internal/index"
+	"creator/internal/tokens"
 	"creator/planner"
 	"creator/templates"
 	"creator/tools"
@@ -281,6 +283,9 @@ func TestInstructionsNameEveryTool(t *testing.T) {
 	}
 	defer j.Close()
 	all := append(tools.WorkspaceTools(j), tools.PlanningTools(planner.New(j, nil), nil, nil)...)
+	all = append(all, tools.DocumentTools(j, tokens.Default())...)
+	all = append(all, tools.RequirementTools(j)...)
+	all = append(all, tools.SearchTools(j, index.ScanOnly{FS: j.FS()})...)
 	for _, tool := range all {
 		if !bytes.Contains(templates.Instructions, []byte("`"+tool.Name()+"(")) {
 			t.Errorf("instructions.md does not mention %s", tool.Name())

@@ -392,3 +392,39 @@ func TestContextFlags(t *testing.T) {
 		t.Fatalf("settings after resume %+v", s)
 	}
 }
+
+// A file changed by a person between runs is searched in its new form
+// after resume, and what the job wrote is found without rescanning.
+func TestSearchAfterResumeSeesEditedFiles(t *testing.T) {
+	call := func(name, args string) []llm.ToolCall { return []llm.ToolCall{{Name: name, Arguments: args}} }
+	e := newJobEnv(t, fakellm.Script(
+		call("write_file", `{"path":"notes/a.md","content":"The alpha duty is noted here.\n"}`),
+		call("search_files", `{"query":"alpha duty"}`),
+		call("search_files", `{"query":"bravo"}`),
+	))
+	if code, _, stderr := e.run("--job", "s", "--max-steps", "2"); code != exitIncomplete {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	p := filepath.Join(e.jobDir("s"), "notes", "a.md")
+	if err := os.WriteFile(p, []byte("Edited: the bravo duty.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(2 * time.Second)
+	os.Chtimes(p, later, later)
+	e.resume("s", "--max-steps", "4")
+
+	results := map[string]string{}
+	for _, r := range e.srv.Requests() {
+		for _, m := range r.Messages {
+			if m.Role == llm.RoleTool {
+				results[m.ToolCallID] = m.Content
+			}
+		}
+	}
+	if got := results["s2_1"]; !strings.HasPrefix(got, "notes/a.md:1: The **alpha** **duty** is noted here.") {
+		t.Errorf("search after write_file: %q", got)
+	}
+	if got := results["s3_1"]; !strings.HasPrefix(got, "notes/a.md:1: Edited: the **bravo** duty.") {
+		t.Errorf("search after the file was edited outside the job: %q", got)
+	}
+}
