@@ -65,7 +65,8 @@ type ModelCall struct {
 	Step         int
 	Model        string
 	Usage        llm.Usage
-	Counted      int // prompt tokens as counted before the call
+	Counted      int     // prompt tokens as counted before the call
+	Cost         float64 // US dollars, by the agent's Price
 	Latency      time.Duration
 	FinishReason string
 	Attempts     int
@@ -90,16 +91,19 @@ type Totals struct {
 	Steps            int
 	PromptTokens     int64
 	CompletionTokens int64
+	CachedTokens     int64   // of the prompt tokens, as reported by the server
+	CostUSD          float64 // by the agent's Price
 }
 
 // Tokens is prompt plus completion tokens.
 func (t Totals) Tokens() int64 { return t.PromptTokens + t.CompletionTokens }
 
-// Limits stop the job before completion; zero means no limit. Both count
+// Limits stop the job before completion; zero means no limit. They count
 // the whole job, across resumes.
 type Limits struct {
 	MaxSteps  int
 	MaxTokens int64
+	MaxCost   float64 // US dollars, by the agent's Price
 }
 
 // StopKind says why the loop ended.
@@ -113,13 +117,14 @@ const (
 	ToolFailures          // the same tool failed again and again
 	ModelFailed           // the server failed after its retries
 	Interrupted           // Ctrl-C or SIGTERM
+	CostLimit             // --max-cost reached
 )
 
 // Resumable reports whether `creator resume` can continue after this stop.
 func (k StopKind) Resumable() bool { return k != Completed }
 
 func (k StopKind) String() string {
-	return [...]string{"completed", "step limit", "token limit", "model gave up", "tool failures", "model failed", "interrupted"}[k]
+	return [...]string{"completed", "step limit", "token limit", "model gave up", "tool failures", "model failed", "interrupted", "cost limit"}[k]
 }
 
 // Outcome is how the loop ended.
@@ -158,6 +163,8 @@ type Agent struct {
 	System string
 	Limits Limits
 	Now    func() time.Time
+	// Price returns what a call cost in US dollars; nil counts nothing.
+	Price func(model string, u llm.Usage) float64
 
 	totals Totals
 }
@@ -196,6 +203,9 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
 		if lim := a.Limits.MaxTokens; lim > 0 && a.totals.Tokens() >= lim {
 			return a.stop(TokenLimit, fmt.Sprintf("the token budget of %d was reached", lim))
 		}
+		if lim := a.Limits.MaxCost; lim > 0 && a.totals.CostUSD >= lim {
+			return a.stop(CostLimit, fmt.Sprintf("the cost budget of $%.2f was reached ($%.2f spent)", lim, a.totals.CostUSD))
+		}
 		if a.Hook != nil {
 			if err := a.Hook.BeforeCall(ctx, conv); err != nil {
 				if ctx.Err() != nil {
@@ -229,6 +239,12 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
 		a.totals.Steps++
 		a.totals.PromptTokens += int64(resp.Usage.PromptTokens)
 		a.totals.CompletionTokens += int64(resp.Usage.CompletionTokens)
+		a.totals.CachedTokens += int64(resp.Usage.CachedTokens)
+		var cost float64
+		if a.Price != nil {
+			cost = a.Price(a.Model.Name(), resp.Usage)
+			a.totals.CostUSD += cost
+		}
 
 		msg := llm.Message{Role: llm.RoleAssistant, Content: resp.Content, Reasoning: resp.Reasoning, ToolCalls: fixCallIDs(resp.ToolCalls, step)}
 		if err := a.add(conv, step, msg); err != nil {
@@ -236,13 +252,13 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
 		}
 		usage := resp.Usage
 		if err := a.Journal.Append(transcript.Record{
-			Type: transcript.TypeStep, Step: step, Model: a.Model.Name(), Usage: &usage, CountedTokens: counted,
+			Type: transcript.TypeStep, Step: step, Model: a.Model.Name(), Usage: &usage, CountedTokens: counted, CostUSD: cost,
 			LatencyMS: a.now().Sub(start).Milliseconds(), FinishReason: resp.FinishReason, Attempts: resp.Attempts,
 		}); err != nil {
 			return Outcome{}, err
 		}
 		if a.Observer != nil {
-			a.Observer.ModelCalled(ModelCall{Step: step, Model: a.Model.Name(), Usage: usage, Counted: counted, Latency: a.now().Sub(start),
+			a.Observer.ModelCalled(ModelCall{Step: step, Model: a.Model.Name(), Usage: usage, Counted: counted, Cost: cost, Latency: a.now().Sub(start),
 				FinishReason: resp.FinishReason, Attempts: resp.Attempts, ToolCalls: len(msg.ToolCalls), Totals: a.totals,
 				Content: resp.Content, Reasoning: resp.Reasoning})
 		}

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -256,6 +257,21 @@ func TestLimits(t *testing.T) {
 		out, _ := a.Start(context.Background(), "go")
 		if out.Kind != agent.TokenLimit || out.Totals.Steps != 1 {
 			t.Fatalf("outcome = %+v", out)
+		}
+	})
+	t.Run("cost", func(t *testing.T) {
+		e := newEnv(t, loop)
+		a := e.agent(t)
+		// Every call costs 4 cents; the budget of 10 cents allows three.
+		a.Price = func(model string, u llm.Usage) float64 { return 0.04 }
+		a.Limits.MaxCost = 0.10
+		out, _ := a.Start(context.Background(), "go")
+		if out.Kind != agent.CostLimit || out.Totals.Steps != 3 || math.Abs(out.Totals.CostUSD-0.12) > 1e-9 || !strings.Contains(out.Reason, "$0.10") {
+			t.Fatalf("outcome = %+v", out)
+		}
+		// The transcript keeps the cost, so a resumed job counts on from it.
+		if _, totals := agent.Rebuild(e.transcript(t)); math.Abs(totals.CostUSD-0.12) > 1e-9 || totals.Steps != 3 {
+			t.Fatalf("rebuilt totals %+v", totals)
 		}
 	})
 }

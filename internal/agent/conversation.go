@@ -45,7 +45,9 @@ func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 			if r.Usage != nil {
 				t.PromptTokens += int64(r.Usage.PromptTokens)
 				t.CompletionTokens += int64(r.Usage.CompletionTokens)
+				t.CachedTokens += int64(r.Usage.CachedTokens)
 			}
+			t.CostUSD += r.CostUSD
 		}
 	}
 	return conv, t

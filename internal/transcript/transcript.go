@@ -48,6 +48,8 @@ type Record struct {
 
 	// CountedTokens is the prompt as counted before the call (step).
 	CountedTokens int `json:"counted_tokens,omitempty"`
+	// CostUSD is what the call cost, when its price is known (step).
+	CostUSD float64 `json:"cost_usd,omitempty"`
 
 	// A compaction: Kind is "clear" (old tool results replaced, long
 	// arguments shortened, listed in Edits) or "summary" (Messages is the
