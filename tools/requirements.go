@@ -332,6 +332,27 @@ type position struct {
 }
 
 func (r *reqTools) finalize(ctx context.Context, _ noArgs) (string, error) {
+	return r.build("")
+}
+
+// withNote puts a note above a Markdown document.
+func withNote(note string, doc []byte) []byte {
+	if note == "" {
+		return doc
+	}
+	return append([]byte("> "+note+"\n\n"), doc...)
+}
+
+// FinalizePartial writes the output of a job that stopped before completion
+// (at a budget) from the requirements saved so far: invalid ones are left
+// out instead of blocking the output, and summary.md opens with note.
+func FinalizePartial(job *workspace.Job, note string) (string, error) {
+	return (&reqTools{job: job}).build(note)
+}
+
+// build checks the saved requirements and writes the output files. With a
+// partial note, problems leave requirements out rather than stop it.
+func (r *reqTools) build(partial string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ch, err := loadChunks(r.job)
@@ -387,6 +408,10 @@ func (r *reqTools) finalize(ctx context.Context, _ noArgs) (string, error) {
 		keys[dedupKey(s.rec)] = s.rec.ID
 		recs = append(recs, s.rec)
 	}
+	if len(problems) > 0 && partial != "" {
+		notes = append(notes, fmt.Sprintf("%s left out: %s", humanize.Plural(len(problems), "invalid requirement"), strings.Join(problems[:min(3, len(problems))], "; ")))
+		problems = nil
+	}
 	if len(problems) > 0 {
 		more := ""
 		if len(problems) > 20 {
@@ -423,7 +448,7 @@ func (r *reqTools) finalize(ctx context.Context, _ noArgs) (string, error) {
 	for _, f := range []struct {
 		path string
 		data []byte
-	}{{output.CSVFile, csvData}, {output.SummaryFile, output.Summary(recs, docs)}, {output.RequirementsFile, jsonData}} {
+	}{{output.CSVFile, csvData}, {output.SummaryFile, withNote(partial, output.Summary(recs, docs))}, {output.RequirementsFile, jsonData}} {
 		if _, err := r.job.WriteFile(f.path, f.data); err != nil {
 			return "", err
 		}
