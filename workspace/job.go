@@ -48,13 +48,16 @@ type Input struct {
 
 // Settings are the run settings the job was started with.
 type Settings struct {
-	MaxSteps        int    `json:"max_steps,omitempty"`
-	MaxTokens       int64  `json:"max_tokens,omitempty"`
-	ContextWindow   int    `json:"context_window,omitempty"`
-	SummarizeAt     int    `json:"summarize_at,omitempty"`
-	KeepToolResults int    `json:"keep_tool_results,omitempty"`
-	Tokenizer       string `json:"tokenizer,omitempty"`
-	BaseURL         string `json:"base_url,omitempty"`
+	MaxSteps        int     `json:"max_steps,omitempty"`
+	MaxTokens       int64   `json:"max_tokens,omitempty"`
+	ContextWindow   int     `json:"context_window,omitempty"`
+	SummarizeAt     int     `json:"summarize_at,omitempty"`
+	KeepToolResults int     `json:"keep_tool_results,omitempty"`
+	Tokenizer       string  `json:"tokenizer,omitempty"`
+	MaxCost         float64 `json:"max_cost,omitempty"`  // US dollars
+	PriceIn         float64 `json:"price_in,omitempty"`  // US dollars per million prompt tokens
+	PriceOut        float64 `json:"price_out,omitempty"` // … per million completion tokens
+	BaseURL         string  `json:"base_url,omitempty"`
 }
 
 // Usage counts what the job has consumed so far.
@@ -62,6 +65,10 @@ type Usage struct {
 	Steps            int   `json:"steps"`
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
+	CachedTokens     int64 `json:"cached_tokens,omitempty"`
+	// CostUSD is what the job cost so far, when the model's price is known.
+	CostUSD     *float64 `json:"cost_usd,omitempty"`
+	Compactions int      `json:"compactions,omitempty"`
 }
 
 // Info is the content of .agent/job.json.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -286,4 +287,44 @@ func TestBuiltinSample(t *testing.T) {
 	}
 	assertQuotesVerbatim(t, dir, recs)
 	assertIndexCurrent(t, dir)
+}
+
+// A real job stopped at --max-steps 15 leaves a partial output and the way
+// to go on; resumed with a higher limit it completes with the output of an
+// uninterrupted run.
+func TestBuiltinBudgetStopThenResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two whole jobs")
+	}
+	doc := corpusPath(t, "GoBD.pdf")
+	for _, k := range []string{"CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CREATOR_MAX_STEPS"} {
+		t.Setenv(k, "")
+	}
+	root := filepath.Join(t.TempDir(), "ws")
+	code, stdout, stderr := cli(t, "run", "--workspace", root, "--job", "part", "--quiet", "--max-steps", "15", doc)
+	if code != exitIncomplete || !strings.Contains(stderr, "the step limit of 15 was reached; continue with: creator resume --job part --max-steps 115") {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	dir := filepath.Join(root, "job_part")
+	partial, _ := readRequirements(t, dir)
+	summary, _ := os.ReadFile(filepath.Join(dir, "output", "summary.md"))
+	if len(partial) == 0 || strings.TrimSpace(stdout) != filepath.Join(dir, "output", "requirements.json") ||
+		!strings.HasPrefix(string(summary), "> Partial result: the job stopped before completion") {
+		t.Fatalf("partial output: %d requirements, stdout %q, summary %.120q", len(partial), stdout, summary)
+	}
+	if _, out, _ := cli(t, "status", "--job", "part", "--workspace", root); !strings.Contains(out, "stopped — the step limit of 15 was reached") {
+		t.Errorf("status:\n%s", out)
+	}
+
+	if code, _, stderr := cli(t, "resume", "--workspace", root, "--job", "part", "--quiet", "--max-steps", "500"); code != 0 {
+		t.Fatalf("resume: exit %d:\n%s", code, stderr)
+	}
+	_, resumed := readRequirements(t, dir)
+	_, whole := readRequirements(t, runBuiltin(t, doc, "whole"))
+	if !bytes.Equal(resumed, whole) {
+		t.Errorf("the resumed job's output differs from an uninterrupted run's")
+	}
+	if summary, _ := os.ReadFile(filepath.Join(dir, "output", "summary.md")); strings.Contains(string(summary), "Partial result") {
+		t.Error("the completed job's summary still says it is partial")
+	}
 }

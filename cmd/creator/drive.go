@@ -4,15 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/completion"
+	"creator/internal/cost"
 	"creator/internal/humanize"
 	"creator/internal/index"
 	"creator/internal/llm"
+	"creator/internal/telemetry"
 	"creator/internal/tokens"
 	"creator/internal/transcript"
 	"creator/planner"
@@ -23,8 +28,9 @@ import (
 
 func (o *runOptions) settings(baseURL string) workspace.Settings {
 	s := workspace.Settings{
-		MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, ContextWindow: o.contextWindow,
+		MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, MaxCost: o.maxCost, ContextWindow: o.contextWindow,
 		SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults, Tokenizer: o.tokenizer,
+		PriceIn: o.priceIn, PriceOut: o.priceOut,
 	}
 	if baseURL != "" {
 		s.BaseURL = safeURL(baseURL)
@@ -43,6 +49,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	m, err := o.chooseModel("", "")
 	if err != nil {
+		return err
+	}
+	if err := o.checkBudget(m); err != nil {
 		return err
 	}
 	root, err := o.root()
@@ -92,6 +101,9 @@ func runResume(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.checkBudget(m); err != nil {
+		return err
+	}
 	recs, err := transcript.Load(job)
 	if err != nil {
 		return fmt.Errorf("job '%s': %w", job.ID, err)
@@ -116,6 +128,14 @@ func (o *runOptions) inherit(s workspace.Settings) {
 	if !o.changed("tokenizer") && s.Tokenizer != "" {
 		o.tokenizer = s.Tokenizer
 	}
+	setFloat := func(name string, dst *float64, v float64) {
+		if !o.changed(name) && *dst == 0 && v > 0 {
+			*dst = v
+		}
+	}
+	setFloat("max-cost", &o.maxCost, s.MaxCost)
+	setFloat("price-in", &o.priceIn, s.PriceIn)
+	setFloat("price-out", &o.priceOut, s.PriceOut)
 }
 
 // checkContextFlags rejects context figures that cannot work, before a job
@@ -128,6 +148,8 @@ func (o *runOptions) checkContextFlags() error {
 		return usageErrorf("--summarize-at must be at least 500 tokens, not %d", o.summarizeAt)
 	case o.keepToolResults < 1:
 		return usageErrorf("--keep-tool-results must be at least 1, not %d", o.keepToolResults)
+	case o.maxCost < 0 || o.priceIn < 0 || o.priceOut < 0:
+		return usageErrorf("--max-cost, --price-in and --price-out cannot be negative")
 	}
 	if _, err := tokens.New(o.tokenizer); err != nil {
 		return usageErrorf("--tokenizer: %v", err)
@@ -147,13 +169,28 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 	if m.auto && !o.quiet {
 		fmt.Fprintln(o.streams.ErrOut, "creator: no model configured; using the built-in offline model (rules, no LLM). For an LLM give --model and --base-url, or set CREATOR_MODEL and CREATOR_BASE_URL.")
 	}
+	price, priced := o.pricing(m)
 	model := m.client()
 	pl := planner.New(job, nil)
-	prog := newProgress(o.streams, o.quiet, o.verbose, job)
-	pl.OnChange = prog.planChanged
 	counter, err := tokens.New(o.tokenizer)
 	if err != nil {
 		return err
+	}
+	events, err := os.OpenFile(filepath.Join(job.Dir, filepath.FromSlash(telemetry.File)), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("cannot open the job's events file: %w", err)
+	}
+	defer events.Close()
+	rec := telemetry.New(events, counter, o.now, priced)
+	prog := newProgress(o.streams, o.quiet, o.verbose, job, priced, o.now)
+	defer prog.stop()
+	pl.OnChange = func(e planner.Event) {
+		prog.planChanged(e)
+		kind := telemetry.TypeTaskStarted
+		if e.Kind == "task_completed" {
+			kind = telemetry.TypeTaskCompleted
+		}
+		rec.Task(kind, e.Task.Number, e.Task.Text)
 	}
 	searcher := o.openIndex(job, prog)
 	if idx, ok := searcher.(*index.Index); ok {
@@ -167,14 +204,21 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 	if err != nil {
 		return err
 	}
-	cm.OnCompaction = prog.compacted
-	a.Limits = agent.Limits{MaxSteps: o.maxSteps, MaxTokens: o.maxTokens}
-	a.Observer = prog
+	cm.OnCompaction = func(e compaction.Event) {
+		prog.compacted(e)
+		rec.Compaction(e.Kind, e.Before, e.After, e.Note)
+	}
+	a.Limits = agent.Limits{MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, MaxCost: o.maxCost}
+	a.Observer = observers{prog, rec}
+	if priced {
+		a.Price = func(_ string, u llm.Usage) float64 { return price.Of(u) }
+	}
 
+	settings := o.settings(m.baseURL)
 	if _, err := job.UpdateInfo(func(i *workspace.Info) {
 		i.Status, i.StopReason, i.FinishedAt = workspace.StatusRunning, "", nil
 		i.Model = m.name
-		i.Settings = o.settings(m.baseURL)
+		i.Settings = settings
 	}); err != nil {
 		return err
 	}
@@ -183,11 +227,16 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 		verb = "resumed"
 	}
 	_ = pl.Log(fmt.Sprintf("job %s with model %s", verb, m.name))
-	prog.start(verb, m.name, info)
+	_, startTotals := agent.Rebuild(recs)
+	rec.JobStarted(m.name, resuming, startTotals.Steps, settings)
+	prog.start(verb, m.name, info, startTotals)
 	if o.verbose {
 		c := cm.Config()
 		prog.printf("creator: context window %s tokens; clearing from %s, summary at %s, %d tool results kept, results over %s tokens saved to .agent/results/; counted with %s",
 			humanize.Int(c.ContextWindow), humanize.Int(c.ClearAt), humanize.Int(c.SummarizeAt), c.KeepToolResults, humanize.Int(c.ResultBudget), o.tokenizer)
+		if priced && !m.builtin() {
+			prog.printf("creator: priced at $%g in, $%g out per million tokens", price.In, price.Out)
+		}
 	}
 
 	var out agent.Outcome
@@ -196,11 +245,51 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 	} else {
 		out, err = a.Start(ctx, firstMessage(job.ID, info))
 	}
+	prog.stop()
 	if err != nil {
-		o.finish(job, workspace.StatusFailed, err.Error(), a.Totals())
+		o.finish(job, workspace.StatusFailed, err.Error(), a.Totals(), priced)
+		rec.JobFinished(string(workspace.StatusFailed), exitFailure, err.Error(), a.Totals())
 		return err
 	}
-	return o.conclude(job, pl, out)
+	status, cerr := o.conclude(job, pl, out, priced)
+	rec.JobFinished(string(status), exitCode(ctx, cerr), out.Reason, out.Totals)
+	return cerr
+}
+
+// observers hands every model and tool call to each of its members.
+type observers []agent.Observer
+
+func (obs observers) ModelCalled(c agent.ModelCall) {
+	for _, o := range obs {
+		o.ModelCalled(c)
+	}
+}
+
+func (obs observers) ToolCalled(c agent.ToolCall) {
+	for _, o := range obs {
+		o.ToolCalled(c)
+	}
+}
+
+// pricing is the price of the job's model and whether it is known: from
+// --price-in/--price-out, nothing for the built-in model, else the table.
+func (o *runOptions) pricing(m modelChoice) (cost.Price, bool) {
+	switch {
+	case o.priceIn > 0 || o.priceOut > 0:
+		return cost.Price{In: o.priceIn, Out: o.priceOut}, true
+	case m.builtin():
+		return cost.Price{}, true
+	}
+	return cost.Lookup(m.name)
+}
+
+// checkBudget refuses --max-cost for a model whose price is unknown.
+func (o *runOptions) checkBudget(m modelChoice) error {
+	if _, ok := o.pricing(m); o.maxCost > 0 && !ok {
+		return usageErrorf("--max-cost needs the price of %s: give --price-in and --price-out (US dollars per million tokens); known prices: %s",
+			m.name, strings.Join(cost.Models(), ", "))
+	}
+	return nil
 }
 
 // openIndex opens the job's search index, brought up to date with its files.
@@ -262,49 +351,106 @@ func firstMessage(id string, info workspace.Info) string {
 	return fmt.Sprintf("Job %s. Source documents: %s. Start by reading instructions.md.", id, strings.Join(docs, ", "))
 }
 
-// conclude records how the run ended and maps it to an exit code.
-func (o *runOptions) conclude(job *workspace.Job, pl *planner.Planner, out agent.Outcome) error {
+// conclude records how the run ended, writes the output of a job stopped
+// at a budget, and maps the outcome to an exit code.
+func (o *runOptions) conclude(job *workspace.Job, pl *planner.Planner, out agent.Outcome, priced bool) (workspace.Status, error) {
 	hint := "creator resume --job " + job.ID
+	var status workspace.Status
 	switch out.Kind {
 	case agent.Completed:
-		o.finish(job, workspace.StatusCompleted, "", out.Totals)
+		o.finish(job, workspace.StatusCompleted, "", out.Totals, priced)
 		_ = pl.Log("job completed")
-		fmt.Fprintf(o.streams.ErrOut, "creator: job '%s' completed in %s (%s tokens)\n", job.ID,
-			humanize.Plural(out.Totals.Steps, "step"), humanize.Int(out.Totals.Tokens()))
+		if !o.quiet {
+			fmt.Fprintf(o.streams.ErrOut, "creator: job '%s' completed in %s (%s)\n", job.ID,
+				humanize.Plural(out.Totals.Steps, "step"), spent(out.Totals, priced))
+		}
 		fmt.Fprintf(o.streams.Out, "%s/output/requirements.json\n", job.Dir)
-		return nil
+		return workspace.StatusCompleted, nil
 	case agent.Interrupted:
-		o.finish(job, workspace.StatusInterrupted, "", out.Totals)
+		o.finish(job, workspace.StatusInterrupted, "", out.Totals, priced)
 		_ = pl.Log("job interrupted")
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted; continue with: %s", hint)}
+		return workspace.StatusInterrupted, &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted; continue with: %s", hint)}
 	case agent.ToolFailures:
-		o.finish(job, workspace.StatusFailed, out.Reason, out.Totals)
+		status = workspace.StatusFailed
+		o.finish(job, status, out.Reason, out.Totals, priced)
 		o.noteError(job, out)
 	default:
-		o.finish(job, workspace.StatusStopped, out.Reason, out.Totals)
+		status = workspace.StatusStopped
+		o.finish(job, status, out.Reason, out.Totals, priced)
 	}
 	_ = pl.Log("job stopped: " + out.Reason)
-	switch {
-	case out.Kind == agent.StepLimit:
+	switch out.Kind {
+	case agent.StepLimit:
 		hint += fmt.Sprintf(" --max-steps %d", max(2*o.maxSteps, o.maxSteps+100))
-	case out.Kind == agent.TokenLimit:
-		hint += fmt.Sprintf(" --max-tokens %d", 2*o.maxTokens)
+	case agent.TokenLimit:
+		hint += fmt.Sprintf(" --max-tokens %d", max(2*o.maxTokens, 2*out.Totals.Tokens()))
+	case agent.CostLimit:
+		// Twice the budget, or twice what was spent (one call can overshoot).
+		hint += fmt.Sprintf(" --max-cost %g", max(2*o.maxCost, math.Ceil(200*out.Totals.CostUSD)/100))
+	}
+	switch out.Kind {
+	case agent.StepLimit, agent.TokenLimit, agent.CostLimit:
+		// A budget is not a failure: what exists so far becomes the output.
+		note := fmt.Sprintf("Partial result: the job stopped before completion (%s). Continue it with `%s`.", out.Reason, hint)
+		msg, err := tools.FinalizePartial(job, note)
+		switch {
+		case err != nil && !o.quiet:
+			fmt.Fprintf(o.streams.ErrOut, "creator: no partial output yet: %v\n", firstLine(err.Error()))
+		case err == nil:
+			if !o.quiet {
+				fmt.Fprintf(o.streams.ErrOut, "creator: partial output: %s\n", msg)
+			}
+			fmt.Fprintf(o.streams.Out, "%s/output/requirements.json\n", job.Dir)
+		}
 	}
 	code := exitIncomplete
 	if out.Kind == agent.ModelFailed && errors.Is(out.Err, llm.ErrUnreachable) {
 		code = exitUsage
 	}
-	return &exitError{code: code, err: fmt.Errorf("job '%s' stopped before completion: %s; continue with: %s", job.ID, out.Reason, hint)}
+	return status, &exitError{code: code, err: fmt.Errorf("job '%s' stopped before completion: %s; continue with: %s", job.ID, out.Reason, hint)}
+}
+
+// spent says what a run used: tokens, and the cost when it is known.
+func spent(t agent.Totals, priced bool) string {
+	s := humanize.Int(t.Tokens()) + " tokens"
+	if priced && t.CostUSD > 0 {
+		s += ", " + dollars(t.CostUSD)
+	}
+	return s
+}
+
+// dollars shows an amount of US dollars: cents, or tenths of a cent below
+// ten cents.
+func dollars(v float64) string {
+	if v < 0.1 {
+		return fmt.Sprintf("$%.3f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // finish records the final state in job.json.
-func (o *runOptions) finish(job *workspace.Job, status workspace.Status, reason string, t agent.Totals) {
+func (o *runOptions) finish(job *workspace.Job, status workspace.Status, reason string, t agent.Totals, priced bool) {
 	now := o.now().UTC()
 	_, _ = job.UpdateInfo(func(i *workspace.Info) {
 		i.Status, i.StopReason = status, reason
-		i.Usage = workspace.Usage{Steps: t.Steps, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens}
+		i.Usage = usageOf(t, priced, i.Usage.Compactions)
 		i.FinishedAt = &now
 	})
+}
+
+// usageOf is the job.json form of the totals.
+func usageOf(t agent.Totals, priced bool, compactions int) workspace.Usage {
+	u := workspace.Usage{Steps: t.Steps, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, CachedTokens: t.CachedTokens, Compactions: compactions}
+	if priced {
+		c := t.CostUSD
+		u.CostUSD = &c
+	}
+	return u
 }
 
 // noteError appends what stopped the job to notes/errors.md, for the

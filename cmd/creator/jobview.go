@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"creator/internal/builtin"
+	"creator/internal/telemetry"
 	"creator/planner"
 	"creator/workspace"
 )
@@ -15,21 +19,37 @@ import (
 // documented output of `status --json` and `list --json`; fields are only
 // ever added, never renamed.
 type jobView struct {
-	ID           string      `json:"id"`
-	Dir          string      `json:"dir"`
-	State        string      `json:"state"`
-	PID          int         `json:"pid,omitempty"`
-	StopReason   string      `json:"stop_reason,omitempty"`
-	Inputs       []inputView `json:"inputs"`
-	Model        string      `json:"model,omitempty"`
-	Plan         planView    `json:"plan"`
-	Steps        int         `json:"steps"`
-	Tokens       tokensView  `json:"tokens"`
-	Requirements int         `json:"requirements"`
-	CreatedAt    time.Time   `json:"created_at"`
-	UpdatedAt    time.Time   `json:"updated_at"`
-	ResumeHint   string      `json:"resume_hint,omitempty"`
-	Error        string      `json:"error,omitempty"`
+	ID         string      `json:"id"`
+	Dir        string      `json:"dir"`
+	State      string      `json:"state"`
+	PID        int         `json:"pid,omitempty"`
+	StopReason string      `json:"stop_reason,omitempty"`
+	Inputs     []inputView `json:"inputs"`
+	Model      string      `json:"model,omitempty"`
+	Plan       planView    `json:"plan"`
+	Steps      int         `json:"steps"`
+	Tokens     tokensView  `json:"tokens"`
+	// CostUSD is what the job cost so far; absent when the price of its
+	// model is unknown.
+	CostUSD      *float64   `json:"cost_usd,omitempty"`
+	Compactions  int        `json:"compactions"`
+	Limits       limitsView `json:"limits"`
+	Requirements int        `json:"requirements"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+	// LastActivity is the time of the job's last event (a model or tool
+	// call, a task change), or UpdatedAt when there is none; LastEvent
+	// says what it was: "tool_call save_requirement".
+	LastActivity time.Time `json:"last_activity"`
+	LastEvent    string    `json:"last_event,omitempty"`
+	ResumeHint   string    `json:"resume_hint,omitempty"`
+	Error        string    `json:"error,omitempty"`
+}
+
+type limitsView struct {
+	MaxSteps  int     `json:"max_steps,omitempty"`
+	MaxTokens int64   `json:"max_tokens,omitempty"`
+	MaxCost   float64 `json:"max_cost,omitempty"`
 }
 
 type inputView struct {
@@ -54,6 +74,8 @@ type planTaskView struct {
 type tokensView struct {
 	Prompt     int64 `json:"prompt"`
 	Completion int64 `json:"completion"`
+	// Cached counts prompt tokens the server served from its cache.
+	Cached int64 `json:"cached,omitempty"`
 }
 
 // Job states as shown to users. "interrupted" also covers a job recorded as
@@ -76,7 +98,13 @@ func viewJob(j *workspace.Job, withTasks bool) jobView {
 	v.StopReason = info.StopReason
 	v.Model = info.Model
 	v.Steps = info.Usage.Steps
-	v.Tokens = tokensView{Prompt: info.Usage.PromptTokens, Completion: info.Usage.CompletionTokens}
+	v.Tokens = tokensView{Prompt: info.Usage.PromptTokens, Completion: info.Usage.CompletionTokens, Cached: info.Usage.CachedTokens}
+	v.CostUSD, v.Compactions = info.Usage.CostUSD, info.Usage.Compactions
+	if v.CostUSD == nil && info.Model == builtin.Name {
+		free := 0.0 // the built-in model runs here, at no charge
+		v.CostUSD = &free
+	}
+	v.Limits = limitsView{MaxSteps: info.Settings.MaxSteps, MaxTokens: info.Settings.MaxTokens, MaxCost: info.Settings.MaxCost}
 	v.CreatedAt, v.UpdatedAt = info.CreatedAt, info.UpdatedAt
 	for _, in := range info.Inputs {
 		v.Inputs = append(v.Inputs, inputView{Name: in.Name, Bytes: in.Bytes})
@@ -107,6 +135,11 @@ func viewJob(j *workspace.Job, withTasks bool) jobView {
 		v.Error = err.Error()
 	}
 	v.Requirements = countRequirements(j.Dir)
+	v.LastActivity = v.UpdatedAt
+	if e, ok := lastEvent(j.Dir); ok && e.Time.After(v.LastActivity) {
+		v.LastActivity = e.Time
+		v.LastEvent = strings.TrimSpace(e.Type + " " + e.Tool)
+	}
 	if resumable(v.State) {
 		v.ResumeHint = "creator resume --job " + j.ID
 	}
@@ -137,4 +170,31 @@ func countRequirements(dir string) int {
 		}
 	}
 	return n
+}
+
+// lastEvent reads the last complete line of the job's events.
+func lastEvent(dir string) (telemetry.Event, bool) {
+	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(telemetry.File)))
+	if err != nil {
+		return telemetry.Event{}, false
+	}
+	defer f.Close()
+	const tail = 64 << 10
+	fi, err := f.Stat()
+	if err != nil {
+		return telemetry.Event{}, false
+	}
+	off := max(0, fi.Size()-tail)
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return telemetry.Event{}, false
+	}
+	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
+	for i := len(lines) - 1; i >= 0 && i >= len(lines)-2; i-- {
+		var e telemetry.Event
+		if json.Unmarshal([]byte(lines[i]), &e) == nil && !e.Time.IsZero() {
+			return e, true
+		}
+	}
+	return telemetry.Event{}, false
 }

@@ -160,6 +160,16 @@ func fixture(t *testing.T) (root string, locked *workspace.Job) {
 	os.MkdirAll(filepath.Join(done.Dir, "requirements", "req_001"), 0o755)
 	os.WriteFile(filepath.Join(done.Dir, "requirements", "req_001", "final.json"), []byte("{}"), 0o644)
 	setInfo(t, done, workspace.StatusCompleted, 12, 5000, 700)
+	// A priced model, compactions, a budget and events.
+	cost := 0.0123
+	done.UpdateInfo(func(i *workspace.Info) {
+		i.Model = "gpt-4.1-mini"
+		i.Settings = workspace.Settings{MaxSteps: 500, MaxCost: 2}
+		i.Usage.CachedTokens, i.Usage.CostUSD, i.Usage.Compactions = 3000, &cost, 2
+	})
+	os.WriteFile(filepath.Join(done.Dir, ".agent", "events.jsonl"), []byte(
+		`{"type":"llm_call","time":"2026-11-21T05:01:30Z","step":12,"model":"gpt-4.1-mini","prompt_tokens":500,"prompt_tokens_counted":498,"cached_tokens":300,"completion_tokens":70,"latency_ms":900,"finish_reason":"tool_calls","attempts":1,"tool_calls":1,"cost_usd":0.0001}`+"\n"+
+			`{"type":"job_finished","time":"2026-11-21T05:02:00Z","step":12,"status":"completed","exit_code":0,"steps":12,"total_prompt_tokens":5000,"total_completion_tokens":700,"total_cached_tokens":3000,"total_cost_usd":0.0123}`+"\n"), 0o644)
 
 	killed := mk("killed", time.Hour)
 	setInfo(t, killed, workspace.StatusRunning, 4, 2000, 100) // recorded running, but no process holds it
@@ -234,25 +244,27 @@ func TestStatusStates(t *testing.T) {
 
 	_, out, _ := cli(t, "status", "--job", "killed", "--workspace", root)
 	for _, want := range []string{
-		"State         interrupted\n",
-		"Input         policy.txt (36 bytes)\n",
-		"Tokens        2,000 prompt + 100 completion\n",
-		"Plan          1 of 3 tasks completed\n",
-		"  [x] 1. Read instructions.md\n  [>] 2. Extract the text\n  [ ] 3. Save the requirements\n",
-		"Continue with: creator resume --job killed\n",
+		`(?m)^State +interrupted$`,
+		`(?m)^Input +policy\.txt \(36 bytes\)$`,
+		`(?m)^Tokens +2,000 prompt \+ 100 completion$`,
+		`(?m)^Cost +\$0\.000$`, // the built-in model
+		`(?m)^Last activity +2026-11-21 \d\d:00 \(1h59m ago\)$`,
+		`(?m)^Plan +1 of 3 tasks completed$`,
+		`  \[x\] 1\. Read instructions\.md\n  \[>\] 2\. Extract the text\n  \[ \] 3\. Save the requirements\n`,
+		`(?m)^Continue with: creator resume --job killed$`,
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("status of an interrupted job lacks %q:\n%s", want, out)
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("status of an interrupted job lacks %s:\n%s", want, out)
 		}
 	}
 	_, out, _ = cli(t, "status", "--job", "busy", "--workspace", root)
-	if !strings.Contains(out, "State         running (pid ") || strings.Contains(out, "Continue with") {
+	if !regexp.MustCompile(`(?m)^State +running \(pid \d+\)$`).MatchString(out) || strings.Contains(out, "Continue with") {
 		t.Errorf("status of a running job:\n%s", out)
 	}
 	_, out, _ = cli(t, "list", "--workspace", root)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 || !strings.HasPrefix(lines[0], "ID") ||
-		!strings.Contains(lines[1], "done    completed    policy.txt  3/3    1     5,700") ||
+	if len(lines) != 4 || !regexp.MustCompile(`^ID +STATE +INPUT +TASKS +REQS +TOKENS +COST +UPDATED$`).MatchString(lines[0]) ||
+		!regexp.MustCompile(`^done +completed +policy\.txt +3/3 +1 +5,700 +\$0\.012 +2026-11-21`).MatchString(lines[1]) ||
 		!strings.Contains(lines[2], "killed  interrupted") || !strings.Contains(lines[3], "busy    running") {
 		t.Errorf("list:\n%s", out)
 	}

@@ -23,6 +23,9 @@ type runOptions struct {
 	documents       []string
 	maxSteps        int
 	maxTokens       int64
+	maxCost         float64
+	priceIn         float64
+	priceOut        float64
 	contextWindow   int
 	summarizeAt     int
 	keepToolResults int
@@ -47,6 +50,9 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f := cmd.Flags()
 	f.IntVar(&o.maxSteps, "max-steps", envInt("CREATOR_MAX_STEPS", defaultMaxSteps), "stop after this many model calls (env CREATOR_MAX_STEPS); the job stays resumable")
 	f.Int64Var(&o.maxTokens, "max-tokens", 0, "stop when prompt+completion tokens of the job reach this total (0: no limit)")
+	f.Float64Var(&o.maxCost, "max-cost", 0, "stop when the job has cost this many US dollars (0: no limit; needs the model's price)")
+	f.Float64Var(&o.priceIn, "price-in", envFloat("CREATOR_PRICE_IN"), "US dollars per million prompt tokens (env CREATOR_PRICE_IN); default: the built-in table of OpenAI models")
+	f.Float64Var(&o.priceOut, "price-out", envFloat("CREATOR_PRICE_OUT"), "US dollars per million completion tokens (env CREATOR_PRICE_OUT)")
 	f.IntVar(&o.contextWindow, "context-window", defaultContextWindow, "the model's context window in tokens")
 	f.IntVar(&o.summarizeAt, "summarize-at", defaultSummarizeAt, "summarise older turns when the prompt passes this many tokens")
 	f.IntVar(&o.keepToolResults, "keep-tool-results", defaultKeepToolResults, "number of recent tool results kept whole in the prompt")
@@ -63,6 +69,13 @@ func envString(name, def string) string {
 		return v
 	}
 	return def
+}
+
+func envFloat(name string) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil && v > 0 {
+		return v
+	}
+	return 0
 }
 
 func envInt(name string, def int) int {
@@ -85,13 +98,24 @@ vLLM, Ollama): --model and --base-url, or CREATOR_MODEL and CREATOR_BASE_URL /
 OPENAI_BASE_URL; the key comes from --api-key or OPENAI_API_KEY and is never
 written to the job.
 
+Budgets: --max-steps, --max-tokens and --max-cost count the whole job across
+resumes. At a budget the requirements saved so far are written to output/
+(summary.md says the result is partial) and the message names the command
+that continues with a higher limit. Cost comes from --price-in/--price-out
+or a built-in table of OpenAI prices; the built-in model costs nothing.
+
+Progress goes to stderr: one updating line on a terminal, one line per task
+change otherwise; --quiet silences it, --verbose adds every call. Each run
+appends its events to .agent/events.jsonl.
+
 Exit codes: 0 done; 1 error; 2 usage, or the model server is unreachable;
-3 stopped before completion (step or token limit, repeated tool failure,
-model gave up or failed) and resumable; 130 interrupted and resumable. On 3
-and 130, continue with 'creator resume --job ID'.`,
-		Example: `  creator run --model gpt-4.1 policy.pdf
+3 stopped before completion (a budget, repeated tool failure, model gave up
+or failed) and resumable; 130 interrupted and resumable. On 3 and 130,
+continue with 'creator resume --job ID'.`,
+		Example: `  creator run testdata/sample/retention-policy.pdf
+  creator run --model gpt-4.1 --max-cost 5 policy.pdf
   creator run --job gobd --base-url http://localhost:8080/v1 --model gpt-oss-120b GoBD.pdf
-  creator run --job rfc --max-steps 200 rfc9000.txt`,
+  creator run --job rfc --max-steps 200 --price-in 0.2 --price-out 0.8 rfc9000.txt`,
 		Args: func(cmd *cobra.Command, docs []string) error {
 			if len(docs) == 0 {
 				return usageErrorf("give the document(s) to process, e.g. 'creator run policy.pdf'")

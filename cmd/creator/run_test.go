@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +15,8 @@ import (
 
 	"creator/internal/fakellm"
 	"creator/internal/llm"
+	"creator/internal/telemetry"
+	"creator/internal/transcript"
 	"creator/workspace"
 )
 
@@ -426,5 +430,118 @@ func TestSearchAfterResumeSeesEditedFiles(t *testing.T) {
 	}
 	if got := results["s3_1"]; !strings.HasPrefix(got, "notes/a.md:1: Edited: the **bravo** duty.") {
 		t.Errorf("search after the file was edited outside the job: %q", got)
+	}
+}
+
+// The events of a job add up: one llm_call per step, one tool_call per
+// call the model made, tokens and cost as in job.json.
+func TestEventsAddUp(t *testing.T) {
+	// Cached tokens reported by the server are counted and priced apart.
+	script := smallJob()
+	e := newJobEnv(t, func(r fakellm.Request) fakellm.Reply {
+		reply := script(r)
+		reply.CachedTokens = reply.PromptTokens / 2
+		return reply
+	})
+	code, _, stderr := e.run("--job", "ev", "--price-in", "2", "--price-out", "8")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(filepath.Join(e.jobDir("ev"), ".agent", "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	events, err := telemetry.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	var prompt, completion, cached int64
+	var cost float64
+	for _, ev := range events {
+		count[ev.Type]++
+		switch ev.Type {
+		case telemetry.TypeLLMCall:
+			prompt += int64(ev.PromptTokens)
+			completion += int64(ev.CompletionTokens)
+			cached += int64(ev.CachedTokens)
+			if ev.CostUSD == nil || ev.PromptTokensCounted == 0 || ev.Model != "fake-model" {
+				t.Errorf("llm_call %+v", ev)
+			}
+			cost += *ev.CostUSD
+		case telemetry.TypeToolCall:
+			if ev.Status != "ok" || len(ev.Arguments) == 0 || ev.Step == 0 {
+				t.Errorf("tool_call %+v", ev)
+			}
+		}
+	}
+	calls := 0
+	recs, _ := transcript.Load(mustOpen(t, e.root, "ev"))
+	for _, r := range recs {
+		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleAssistant {
+			calls += len(r.Message.ToolCalls)
+		}
+	}
+	info := e.info("ev")
+	if count[telemetry.TypeLLMCall] != info.Usage.Steps || count[telemetry.TypeToolCall] != calls || calls == 0 {
+		t.Errorf("%d llm_call and %d tool_call events for %d steps and %d tool calls", count[telemetry.TypeLLMCall], count[telemetry.TypeToolCall], info.Usage.Steps, calls)
+	}
+	if prompt != info.Usage.PromptTokens || completion != info.Usage.CompletionTokens || cached != info.Usage.CachedTokens || cached == 0 {
+		t.Errorf("events: %d prompt, %d completion, %d cached tokens; job.json %+v", prompt, completion, cached, info.Usage)
+	}
+	want := (float64(prompt-cached)*2 + float64(cached)*2 + float64(completion)*8) / 1e6
+	if info.Usage.CostUSD == nil || math.Abs(*info.Usage.CostUSD-cost) > 1e-9 || math.Abs(cost-want) > 1e-9 {
+		t.Errorf("cost: events %v, job.json %v, want %v", cost, info.Usage.CostUSD, want)
+	}
+	if count[telemetry.TypeJobStarted] != 1 || count[telemetry.TypeJobFinished] != 1 || count[telemetry.TypeTaskStarted] != 3 || count[telemetry.TypeTaskCompleted] != 3 {
+		t.Errorf("event counts %v", count)
+	}
+	last := events[len(events)-1]
+	if last.Type != telemetry.TypeJobFinished || last.ExitCode == nil || *last.ExitCode != 0 || last.Status != "completed" || last.TotalPrompt != prompt {
+		t.Errorf("last event %+v", last)
+	}
+	// status shows the same figures.
+	_, out, _ := cli(t, "status", "--job", "ev", "--json", "--workspace", e.root)
+	var v jobView
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Tokens.Prompt != prompt || v.CostUSD == nil || math.Abs(*v.CostUSD-cost) > 1e-9 || v.LastEvent != "job_finished" {
+		t.Errorf("status --json: %v\n%s", err, out)
+	}
+}
+
+func mustOpen(t *testing.T, root, id string) *workspace.Job {
+	t.Helper()
+	j, err := workspace.Open(root, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return j
+}
+
+func TestCostBudget(t *testing.T) {
+	e := newJobEnv(t, smallJob())
+	// A budget needs a price: the fake model has none in the table.
+	if code, _, stderr := e.run("--job", "nb", "--max-cost", "1"); code != exitUsage || !strings.Contains(stderr, "--max-cost needs the price of fake-model") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(e.jobDir("nb")); err == nil {
+		t.Fatal("a refused run created its job")
+	}
+	// At $1,000 per million prompt tokens the first call uses up a cent.
+	code, _, stderr := e.run("--job", "cb", "--max-cost", "0.01", "--price-in", "1000", "--price-out", "1000")
+	if code != exitIncomplete || !regexp.MustCompile(`the cost budget of \$0\.01 was reached \(\$(\d+\.\d\d) spent\); continue with: creator resume --job cb --max-cost \d+\.\d+`).MatchString(stderr) {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	info := e.info("cb")
+	if info.Usage.CostUSD == nil || *info.Usage.CostUSD < 0.01 || info.Settings.MaxCost != 0.01 || info.Settings.PriceIn != 1000 {
+		t.Fatalf("job.json %+v", info)
+	}
+	// The recorded prices carry over to the resume; a higher budget goes on.
+	if code, _, stderr := e.resume("cb", "--max-cost", "100"); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if info := e.info("cb"); info.Settings.PriceIn != 1000 || info.Usage.CostUSD == nil || *info.Usage.CostUSD <= 0.01 {
+		t.Fatalf("job.json after resume %+v", info)
 	}
 }

@@ -24,7 +24,7 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 	o := &statusOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "status [--job ID] [--json]",
-		Short: "Show a job's state, plan progress, steps and tokens",
+		Short: "Show a job's state, plan progress, steps, tokens and cost",
 		Long: `Show the state of a job: running, completed, failed, interrupted, or stopped
 at a limit; its plan as a checklist; steps, tokens and requirements saved.
 Without --job, show a table of all jobs.
@@ -32,8 +32,10 @@ Without --job, show a table of all jobs.
 With --json the same facts are printed as one JSON object (an array of them
 without --job). Fields: id, dir, state, pid, stop_reason, inputs[{name,bytes}],
 model, plan{done,total,current,tasks[{number,text,status,notes}]}, steps,
-tokens{prompt,completion}, requirements, created_at, updated_at, resume_hint,
-error.`,
+tokens{prompt,completion,cached}, cost_usd (absent when the model's price is
+unknown), compactions, limits{max_steps,max_tokens,max_cost}, requirements,
+created_at, updated_at, last_activity, last_event, resume_hint, error. Fields
+are only ever added, never renamed or removed.`,
 		Example: `  creator status --job gobd
   creator status --json | jq '.[] | select(.state=="interrupted") | .id'`,
 		Args: args(cobra.NoArgs),
@@ -84,12 +86,38 @@ func printStatus(w io.Writer, v jobView, now time.Time) error {
 	if v.Model != "" {
 		row("Model", "%s", v.Model)
 	}
-	row("Steps", "%s", humanize.Int(v.Steps))
-	row("Tokens", "%s prompt + %s completion", humanize.Int(v.Tokens.Prompt), humanize.Int(v.Tokens.Completion))
+	steps := humanize.Int(v.Steps)
+	if v.Limits.MaxSteps > 0 {
+		steps += " of at most " + humanize.Int(v.Limits.MaxSteps)
+	}
+	row("Steps", "%s", steps)
+	tokens := fmt.Sprintf("%s prompt + %s completion", humanize.Int(v.Tokens.Prompt), humanize.Int(v.Tokens.Completion))
+	if v.Tokens.Cached > 0 {
+		tokens = fmt.Sprintf("%s prompt (%s cached) + %s completion", humanize.Int(v.Tokens.Prompt), humanize.Int(v.Tokens.Cached), humanize.Int(v.Tokens.Completion))
+	}
+	if v.Limits.MaxTokens > 0 {
+		tokens += fmt.Sprintf(", budget %s", humanize.Int(v.Limits.MaxTokens))
+	}
+	row("Tokens", "%s", tokens)
+	switch {
+	case v.CostUSD != nil && v.Limits.MaxCost > 0:
+		row("Cost", "%s of a %s budget", dollars(*v.CostUSD), dollars(v.Limits.MaxCost))
+	case v.CostUSD != nil:
+		row("Cost", "%s", dollars(*v.CostUSD))
+	case v.Model != "":
+		row("Cost", "unknown (no price for %s; give --price-in and --price-out)", v.Model)
+	}
+	if v.Compactions > 0 {
+		row("Compactions", "%s", humanize.Int(v.Compactions))
+	}
 	row("Requirements", "%s", humanize.Int(v.Requirements))
 	if !v.CreatedAt.IsZero() {
 		row("Created", "%s", when(v.CreatedAt, now))
-		row("Updated", "%s", when(v.UpdatedAt, now))
+		last := when(v.LastActivity, now)
+		if v.LastEvent != "" {
+			last += ": " + v.LastEvent
+		}
+		row("Last activity", "%s", last)
 	}
 	if v.Plan.Total == 0 {
 		row("Plan", "none yet")
@@ -170,7 +198,7 @@ func runList(o *listOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(o.streams.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tINPUT\tTASKS\tREQS\tTOKENS\tUPDATED")
+	fmt.Fprintln(tw, "ID\tSTATE\tINPUT\tTASKS\tREQS\tTOKENS\tCOST\tUPDATED")
 	for _, v := range views {
 		var names []string
 		for _, in := range v.Inputs {
@@ -180,8 +208,12 @@ func runList(o *listOptions) error {
 		if !v.UpdatedAt.IsZero() {
 			updated = v.UpdatedAt.Local().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%s\t%s\n", v.ID, v.State, strings.Join(names, ","),
-			v.Plan.Done, v.Plan.Total, v.Requirements, humanize.Int(v.Tokens.Prompt+v.Tokens.Completion), updated)
+		cost := "-"
+		if v.CostUSD != nil {
+			cost = dollars(*v.CostUSD)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%s\t%s\t%s\n", v.ID, v.State, strings.Join(names, ","),
+			v.Plan.Done, v.Plan.Total, v.Requirements, humanize.Int(v.Tokens.Prompt+v.Tokens.Completion), cost, updated)
 	}
 	return tw.Flush()
 }
