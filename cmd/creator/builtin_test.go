@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,7 @@ import (
 
 	"creator/internal/document"
 	"creator/internal/evaluate"
+	"creator/internal/export"
 	"creator/internal/index"
 	"creator/internal/requirement"
 	"creator/internal/transcript"
@@ -326,5 +329,55 @@ func TestBuiltinBudgetStopThenResume(t *testing.T) {
 	}
 	if summary, _ := os.ReadFile(filepath.Join(dir, "output", "summary.md")); strings.Contains(string(summary), "Partial result") {
 		t.Error("the completed job's summary still says it is partial")
+	}
+}
+
+func TestExportFormats(t *testing.T) {
+	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "exp")
+	root := filepath.Dir(dir)
+	recs, jsonData := readRequirements(t, dir)
+	out := t.TempDir()
+
+	// The format follows the file's extension; the file is announced on stderr.
+	code, stdout, stderr := cli(t, "export", "--workspace", root, "--job", "exp", "-o", filepath.Join(out, "r.reqif"))
+	if code != 0 || stdout != "" || !strings.Contains(stderr, fmt.Sprintf("wrote %d requirements as reqif to", len(recs))) {
+		t.Fatalf("exit %d: %q %q", code, stdout, stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(out, "r.reqif"))
+	var doc export.ReqIF
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, o := range doc.CoreContent.SpecObjects {
+		if o.Type == "_sot-requirement" {
+			n++
+		}
+	}
+	if n != len(recs) || len(doc.CoreContent.Specifications) != 1 || len(doc.CoreContent.Specifications[0].Children) == 0 {
+		t.Errorf("ReqIF: %d requirement objects for %d records, %d specifications", n, len(recs), len(doc.CoreContent.Specifications))
+	}
+
+	// stdout, each format.
+	for format, check := range map[string]func(string) bool{
+		"json": func(s string) bool { return s == string(jsonData) },
+		"csv":  func(s string) bool { return strings.HasPrefix(s, "id,") && strings.Count(s, "\nREQ-") == len(recs) },
+		"md": func(s string) bool {
+			return strings.HasPrefix(s, "# Requirements of retention-policy.pdf") && strings.Count(s, "\n#### REQ-") == len(recs)
+		},
+		"reqif": func(s string) bool { return strings.Contains(s, "<REQ-IF xmlns=") },
+	} {
+		code, stdout, stderr := cli(t, "export", "--workspace", root, "--job", "exp", "--format", format)
+		if code != 0 || !check(stdout) || stderr != "" {
+			t.Errorf("--format %s: exit %d, stderr %q, stdout %.200q", format, code, stderr, stdout)
+		}
+	}
+	// Mistakes.
+	if code, _, stderr := cli(t, "export", "--workspace", root, "--job", "exp", "--format", "pdf"); code != exitUsage || !strings.Contains(stderr, "use json, csv, md, reqif") {
+		t.Errorf("unknown format: exit %d %q", code, stderr)
+	}
+	os.Remove(filepath.Join(dir, "output", "requirements.json"))
+	if code, _, stderr := cli(t, "export", "--workspace", root, "--job", "exp"); code != exitFailure || !strings.Contains(stderr, "has no output/requirements.json yet") {
+		t.Errorf("no output: exit %d %q", code, stderr)
 	}
 }

@@ -43,6 +43,7 @@ matched_requirements, recall, precision, f1, threshold, by_level{LEVEL:
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(o) },
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "the job to evaluate")
+	completeJobs(cmd, o.globalOptions)
 	cmd.Flags().StringVar(&o.gold, "gold", "", "the gold list (JSON)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	return cmd

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -105,7 +106,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run"}, exitUsage, "give the document(s) to process"},
 		{[]string{"run", "--max-steps", "many", "doc.pdf"}, exitUsage, "invalid argument \"many\""},
 		{[]string{"resume"}, exitUsage, "--job is required"},
-		{[]string{"export", "--job", "x"}, exitUsage, "not available"},
+		{[]string{"export", "--job", "x", "--workspace", ws}, exitFailure, "no job 'x' in " + ws},
+		{[]string{"export", "--format", "docx", "--job", "x"}, exitUsage, "unknown format \"docx\""},
 		{[]string{"extract", "doc.pdf"}, exitFailure, "doc.pdf does not exist"},
 		{[]string{"extract"}, exitUsage, "accepts 1 arg(s)"},
 		{[]string{"status", "--job", "../x"}, exitUsage, "invalid job id"},
@@ -306,5 +308,20 @@ func TestInstructionsNameEveryTool(t *testing.T) {
 	got, _ := os.ReadFile(filepath.Join(j.Dir, "instructions.md"))
 	if !bytes.Equal(got, templates.Instructions) {
 		t.Error("the job's instructions.md is not the template")
+	}
+}
+
+// Every command a user can call explains itself with a description and
+// examples.
+func TestEveryCommandHasHelpAndExamples(t *testing.T) {
+	root := newRootCmd(&IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		if c.Short == "" || c.Example == "" {
+			t.Errorf("creator %s: Short %q, Example %q", c.Name(), c.Short, c.Example)
+		}
 	}
 }

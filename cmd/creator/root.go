@@ -98,3 +98,16 @@ func (g *globalOptions) openJob(id string) (*workspace.Job, error) {
 	}
 	return workspace.Open(root, id)
 }
+
+// completeJobs makes the shell complete --job with the ids of the jobs under
+// the workspace root.
+func completeJobs(cmd *cobra.Command, g *globalOptions) {
+	_ = cmd.RegisterFlagCompletionFunc("job", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		root, err := g.root()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ids, _ := workspace.List(root)
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	})
+}

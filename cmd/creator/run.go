@@ -156,26 +156,8 @@ completed job does nothing and exits 0.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job to continue")
+	completeJobs(cmd, g)
 	addRunFlags(cmd, o)
-	return cmd
-}
-
-func newExportCmd(g *globalOptions) *cobra.Command {
-	var jobID, format, output string
-	cmd := &cobra.Command{
-		Use:   "export --job ID --format json|csv|md|reqif [-o FILE]",
-		Short: "Write a job's requirements in another format",
-		Args:  args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if jobID == "" {
-				return usageErrorf("--job is required")
-			}
-			return notAvailable("export")
-		},
-	}
-	cmd.Flags().StringVar(&jobID, "job", "", "id of the job")
-	cmd.Flags().StringVar(&format, "format", "json", "json, csv, md or reqif")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default: stdout)")
 	return cmd
 }
 
@@ -226,9 +208,4 @@ func runExtract(o *extractOptions) error {
 		fmt.Fprintf(o.streams.ErrOut, "note: %s\n", n)
 	}
 	return nil
-}
-
-// notAvailable is the honest answer of a command this build cannot perform yet.
-func notAvailable(name string) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf("'creator %s' is not available in this version yet", name)}
 }

@@ -42,6 +42,7 @@ are only ever added, never renamed or removed.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runStatus(o) },
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "show this job in detail")
+	completeJobs(cmd, g)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	return cmd
 }
@@ -162,8 +163,10 @@ func newListCmd(g *globalOptions) *cobra.Command {
 		Use:   "list [--json]",
 		Short: "List the jobs under the workspace root",
 		Long: `List the jobs under the workspace root with their state, input, plan
-progress, requirements, tokens and last update. --json prints an array of the
-objects described in 'creator status --help'.`,
+progress, requirements, tokens, cost and last update. --json prints an array
+of the objects described in 'creator status --help'.`,
+		Example: `  creator list
+  creator list --workspace /data/jobs --json | jq -r '.[] | select(.state=="stopped") | .id'`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runList(o) },
 	}

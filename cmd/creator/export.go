@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"creator/internal/atomicfile"
+	"creator/internal/document"
+	"creator/internal/export"
+	"creator/internal/output"
+)
+
+// exportOptions are the flags of export.
+type exportOptions struct {
+	*globalOptions
+	jobID, format, output string
+	formatGiven           bool
+}
+
+func newExportCmd(g *globalOptions) *cobra.Command {
+	o := &exportOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "export --job ID [--format json|csv|md|reqif] [-o FILE]",
+		Short: "Write a job's requirements as JSON, CSV, Markdown or ReqIF",
+		Long: `Write the requirements of a job (its output/requirements.json, written when
+the job completes or stops at a budget) in another format:
+
+  json   the list of requirement records, as in output/requirements.json
+  csv    one row per requirement, with a header
+  md     Markdown for people, grouped by the section of the source
+  reqif  ReqIF 1.2 (OMG Requirements Interchange Format) for DOORS, Polarion,
+         Jama and other requirements tools: one SPEC-OBJECT per requirement
+         with ReqIF.ForeignID, ReqIF.Name, ReqIF.Text, Type, Category,
+         Priority, Frameworks, Source, Quote, Confidence and Rationale, and a
+         SPECIFICATION per document with its sections as the hierarchy
+
+Without --format the format follows the extension of -o (.json, .csv, .md,
+.reqif), else json. Without -o the export goes to stdout; a file is written
+atomically.`,
+		Example: `  creator export --job gobd --format reqif -o gobd.reqif
+  creator export --job gobd -o gobd.csv
+  creator export --job gobd --format md | less`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.formatGiven = cmd.Flags().Changed("format")
+			return runExport(o)
+		},
+	}
+	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job")
+	completeJobs(cmd, o.globalOptions)
+	cmd.Flags().StringVar(&o.format, "format", "json", "json, csv, md or reqif")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(export.Formats, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func runExport(o *exportOptions) error {
+	format := o.format
+	if !o.formatGiven {
+		if f, ok := export.FormatOf(o.output); ok {
+			format = f
+		}
+	}
+	if !contains(export.Formats, format) {
+		return usageErrorf("unknown format %q: use %s", format, strings.Join(export.Formats, ", "))
+	}
+	job, err := o.openJob(o.jobID)
+	if err != nil {
+		return err
+	}
+	defer job.Close()
+	data, err := job.ReadInternal(output.RequirementsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("job '%s' has no %s yet: it is written when the job completes or stops at a budget; continue the job with 'creator resume --job %s'",
+			job.ID, output.RequirementsFile, job.ID)
+	}
+	if err != nil {
+		return err
+	}
+	if err := output.Validate(data); err != nil {
+		return fmt.Errorf("job '%s': %s is not valid: %w", job.ID, output.RequirementsFile, err)
+	}
+	src, err := exportSource(job.ID, data, job.ReadInternal)
+	if err != nil {
+		return err
+	}
+	src.Time, src.Version = o.now(), versionString()
+	if info, err := job.Info(); err == nil && len(src.Documents) == 0 {
+		for _, in := range info.Inputs {
+			src.Documents = append(src.Documents, in.Name)
+		}
+	}
+	out, err := export.Render(format, src)
+	if err != nil {
+		return err
+	}
+	if o.output == "" || o.output == "-" {
+		_, err := o.streams.Out.Write(out)
+		return err
+	}
+	if err := atomicfile.Write(o.output, out, 0o644); err != nil {
+		return fmt.Errorf("cannot write %s: %w", o.output, err)
+	}
+	fmt.Fprintf(o.streams.ErrOut, "creator: wrote %d requirements as %s to %s\n", len(src.Records), format, o.output)
+	return nil
+}
+
+// exportSource reads what an export needs: the records and, when there is
+// one, the chunk manifest that gives their sections.
+func exportSource(id string, data []byte, read func(string) ([]byte, error)) (export.Source, error) {
+	src := export.Source{JobID: id}
+	if err := json.Unmarshal(data, &src.Records); err != nil {
+		return src, fmt.Errorf("%s: %w", output.RequirementsFile, err)
+	}
+	if m, err := read(document.ManifestFile); err == nil {
+		if src.Manifest, err = document.ParseManifest(m); err != nil {
+			return src, err
+		}
+	}
+	src.Chunks = map[string]string{}
+	for _, r := range src.Records {
+		if len(r.Citations) == 0 {
+			continue
+		}
+		c, ok := src.Manifest.Find(r.Citations[0].Chunk)
+		if _, done := src.Chunks[c.ID]; !ok || done {
+			continue
+		}
+		if data, err := read(c.File); err == nil {
+			src.Chunks[c.ID] = document.ChunkBody(string(data))
+		}
+	}
+	for _, r := range src.Records {
+		for _, c := range r.Citations {
+			if !contains(src.Documents, c.Document) {
+				src.Documents = append(src.Documents, c.Document)
+			}
+		}
+	}
+	return src, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,183 @@
+// Package export writes a job's requirements in the formats other tools
+// read: JSON (the record list), CSV, Markdown for people, and ReqIF 1.2
+// for requirements management tools (DOORS, Polarion, Jama).
+package export
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"creator/internal/document"
+	"creator/internal/humanize"
+	"creator/internal/output"
+	"creator/internal/requirement"
+)
+
+// Formats are the names --format accepts.
+var Formats = []string{"json", "csv", "md", "reqif"}
+
+// Source is what an export is made of: the job's records in output order,
+// and the chunk manifest that places them in the document's sections.
+type Source struct {
+	JobID     string
+	Documents []string
+	Records   []requirement.Record
+	Manifest  document.Manifest
+	// Chunks holds the text of the cited chunks by id, to find the section
+	// a quote stands in when a chunk spans several.
+	Chunks  map[string]string
+	Time    time.Time // of the export, for the ReqIF header and LAST-CHANGE
+	Version string    // of creator
+}
+
+// SectionsOf returns the heading path of the place a record's first
+// citation quotes: the chunk's heading, or the last section starting in
+// the chunk before the quote.
+func (s Source) SectionsOf(r requirement.Record) []string {
+	if len(r.Citations) == 0 {
+		return nil
+	}
+	cit := r.Citations[0]
+	c, ok := s.Manifest.Find(cit.Chunk)
+	if !ok {
+		return nil
+	}
+	path := headingPath(c.Heading)
+	body := s.Chunks[c.ID]
+	quoteAt, _, found := requirement.Find(body, cit.Quote)
+	if !found {
+		return path
+	}
+	pos := 0
+	for _, sec := range c.Sections {
+		p := headingPath(sec)
+		if len(p) == 0 {
+			continue
+		}
+		at := lineStarting(body, pos, strings.TrimSuffix(p[len(p)-1], "…"))
+		if at < 0 {
+			continue
+		}
+		if at > quoteAt {
+			break
+		}
+		path, pos = p, at+1
+	}
+	return path
+}
+
+// headingPath splits a manifest heading ("3 Records > 3.1 Invoices").
+func headingPath(h string) []string {
+	var path []string
+	for _, part := range strings.Split(h, " > ") {
+		if part = strings.TrimSpace(part); part != "" {
+			path = append(path, part)
+		}
+	}
+	return path
+}
+
+// lineStarting finds, from byte from on, a line of text that starts with
+// prefix (spaces aside), and returns its offset or -1.
+func lineStarting(text string, from int, prefix string) int {
+	for from < len(text) {
+		i := strings.Index(text[from:], prefix)
+		if i < 0 {
+			return -1
+		}
+		at := from + i
+		lineStart := strings.LastIndexByte(text[:at], '\n') + 1
+		if strings.TrimSpace(text[lineStart:at]) == "" {
+			return at
+		}
+		from = at + 1
+	}
+	return -1
+}
+
+// Render writes src in a format.
+func Render(format string, src Source) ([]byte, error) {
+	switch format {
+	case "json":
+		return output.JSON(src.Records)
+	case "csv":
+		return output.CSV(src.Records)
+	case "md":
+		return Markdown(src), nil
+	case "reqif":
+		return ReqIFBytes(src)
+	}
+	return nil, fmt.Errorf("unknown format %q: use %s", format, strings.Join(Formats, ", "))
+}
+
+// FormatOf guesses a format from a file name's extension.
+func FormatOf(name string) (string, bool) {
+	lower := strings.ToLower(name)
+	for ext, f := range map[string]string{".json": "json", ".csv": "csv", ".md": "md", ".markdown": "md", ".reqif": "reqif", ".xml": "reqif"} {
+		if strings.HasSuffix(lower, ext) {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// Markdown renders the requirements for people: grouped by the section of
+// the source they come from, each with its type, priority, text, citations
+// and rationale.
+func Markdown(src Source) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Requirements of %s\n\n", strings.Join(src.Documents, ", "))
+	counts := map[string]int{}
+	for _, r := range src.Records {
+		counts[r.Type]++
+	}
+	var parts []string
+	for _, t := range requirement.Types {
+		if counts[t] > 0 {
+			parts = append(parts, humanize.Plural(counts[t], t))
+		}
+	}
+	fmt.Fprintf(&b, "%s", humanize.Plural(len(src.Records), "requirement"))
+	if len(parts) > 0 {
+		fmt.Fprintf(&b, ": %s", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(&b, ". Job %s, exported %s.\n", src.JobID, src.Time.UTC().Format("2006-01-02 15:04 UTC"))
+	lastDoc, lastSection := "", "\x00"
+	for _, r := range src.Records {
+		doc := r.Citations[0].Document
+		section := strings.Join(src.SectionsOf(r), " › ")
+		if len(src.Documents) > 1 && doc != lastDoc {
+			fmt.Fprintf(&b, "\n## %s\n", doc)
+			lastDoc, lastSection = doc, "\x00"
+		}
+		if section != lastSection {
+			if section == "" {
+				section = "(no section)"
+			}
+			fmt.Fprintf(&b, "\n### %s\n", section)
+			lastSection = strings.Join(src.SectionsOf(r), " › ")
+		}
+		fmt.Fprintf(&b, "\n#### %s — %s\n\n", r.ID, oneLine(r.Title))
+		meta := []string{"**" + r.Type + "**", r.Priority + " priority", strings.ReplaceAll(r.Category, "_", "-")}
+		if len(r.Frameworks) > 0 {
+			meta = append(meta, "frameworks: "+strings.Join(r.Frameworks, ", "))
+		}
+		meta = append(meta, fmt.Sprintf("confidence %.2f", r.Confidence))
+		fmt.Fprintf(&b, "%s\n\n%s\n\n", strings.Join(meta, " · "), oneLine(r.Text))
+		for _, c := range r.Citations {
+			where := c.Document
+			if c.Page > 0 {
+				where += fmt.Sprintf(", p. %d", c.Page)
+			}
+			fmt.Fprintf(&b, "> %s\n>\n> — %s (%s)\n\n", oneLine(c.Quote), where, c.Chunk)
+		}
+		if r.Rationale != "" {
+			fmt.Fprintf(&b, "Why: %s\n", oneLine(r.Rationale))
+		}
+	}
+	return b.Bytes()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
