@@ -16,7 +16,12 @@ type JobStats struct {
 	Steps            int
 	PromptTokens     int64
 	CompletionTokens int64
+	CostUSD          *float64  // nil when the model's price is unknown
 	Started          time.Time // when the job was created
+	// The job's budgets; zero means none.
+	MaxSteps  int
+	MaxTokens int64
+	MaxCost   float64
 }
 
 // PlanningTools returns the tools that keep the plan. stats supplies the
@@ -157,8 +162,22 @@ func (pt *planTools) getProgress(ctx context.Context, _ noArgs) (string, error) 
 		if !st.Started.IsZero() {
 			fmt.Fprintf(&b, "Elapsed: %s. ", humanize.Duration(pt.now().Sub(st.Started)))
 		}
-		fmt.Fprintf(&b, "Steps: %s. Tokens: %s prompt, %s completion.",
-			humanize.Int(st.Steps), humanize.Int(st.PromptTokens), humanize.Int(st.CompletionTokens))
+		fmt.Fprintf(&b, "Steps: %s", humanize.Int(st.Steps))
+		if st.MaxSteps > 0 {
+			fmt.Fprintf(&b, " of at most %s", humanize.Int(st.MaxSteps))
+		}
+		fmt.Fprintf(&b, ". Tokens: %s prompt, %s completion", humanize.Int(st.PromptTokens), humanize.Int(st.CompletionTokens))
+		if st.MaxTokens > 0 {
+			fmt.Fprintf(&b, " (budget %s in all)", humanize.Int(st.MaxTokens))
+		}
+		b.WriteString(".")
+		if st.CostUSD != nil {
+			fmt.Fprintf(&b, " Cost: $%.2f", *st.CostUSD)
+			if st.MaxCost > 0 {
+				fmt.Fprintf(&b, " of a $%.2f budget", st.MaxCost)
+			}
+			b.WriteString(".")
+		}
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }

@@ -425,3 +425,19 @@ func TestSchemas(t *testing.T) {
 		t.Errorf("write_plan schema = %s", got)
 	}
 }
+
+func TestProgressReportsBudgetsAndCost(t *testing.T) {
+	cost := 0.4123
+	stats := func() JobStats {
+		return JobStats{Steps: 41, PromptTokens: 1000, CompletionTokens: 10, CostUSD: &cost, MaxSteps: 500, MaxTokens: 2_000_000, MaxCost: 5}
+	}
+	reg, err := NewRegistry(PlanningTools(planner.New(newEnv(t).job, nil), stats, nil)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := reg.Call(context.Background(), "get_progress", json.RawMessage(`{}`))
+	want := "Steps: 41 of at most 500. Tokens: 1,000 prompt, 10 completion (budget 2,000,000 in all). Cost: $0.41 of a $5.00 budget."
+	if err != nil || !strings.HasSuffix(out, want) {
+		t.Errorf("get_progress = %q, %v; want it to end with %q", out, err, want)
+	}
+}

@@ -326,7 +326,12 @@ func assemble(job *workspace.Job, pl *planner.Planner, model llm.Model, counter 
 	}
 	stats := func() tools.JobStats {
 		t := a.Totals()
-		return tools.JobStats{Steps: t.Steps, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, Started: info.CreatedAt}
+		st := tools.JobStats{Steps: t.Steps, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, Started: info.CreatedAt,
+			MaxSteps: a.Limits.MaxSteps, MaxTokens: a.Limits.MaxTokens, MaxCost: a.Limits.MaxCost}
+		if a.Price != nil {
+			st.CostUSD = &t.CostUSD
+		}
+		return st
 	}
 	all := append(tools.WorkspaceTools(job), tools.PlanningTools(pl, stats, nil)...)
 	all = append(all, tools.DocumentTools(job, counter)...)
