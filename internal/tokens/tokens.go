@@ -5,6 +5,8 @@ package tokens
 import (
 	"fmt"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
@@ -53,11 +55,63 @@ func Default() *Counter {
 	return c
 }
 
+// Runs of text without white space longer than longRun bytes (a base64
+// blob, a line of dashes, a model's runaway argument) are counted in
+// slices of runSlice bytes: byte-pair encoding takes time quadratic in the
+// length of such a run (160,000 characters took 23 s), and the slices make
+// it linear. Ordinary text is counted exactly.
+const (
+	longRun  = 256
+	runSlice = 64
+)
+
 // Count returns the number of tokens of s. Special-token text such as
 // "<|endoftext|>" is counted as ordinary text.
 func (c *Counter) Count(s string) int {
 	if s == "" {
 		return 0
 	}
+	total, from := 0, 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			i += size
+			continue
+		}
+		j := i // the run of non-space text that starts at i
+		for j < len(s) {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			j += size
+		}
+		if j-i > longRun {
+			total += c.encode(s[from:i]) + c.sliced(s[i:j])
+			from = j
+		}
+		i = j
+	}
+	return total + c.encode(s[from:])
+}
+
+func (c *Counter) encode(s string) int {
+	if s == "" {
+		return 0
+	}
 	return len(c.enc.EncodeOrdinary(s))
+}
+
+// sliced counts a long run in slices, cut at character boundaries.
+func (c *Counter) sliced(run string) int {
+	n := 0
+	for len(run) > 0 {
+		end := min(runSlice, len(run))
+		for end < len(run) && !utf8.RuneStart(run[end]) {
+			end++
+		}
+		n += c.encode(run[:end])
+		run = run[end:]
+	}
+	return n
 }

@@ -27,6 +27,40 @@ func TestCount(t *testing.T) {
 	}
 }
 
+// Text without long runs is counted exactly as the encoding does; a run of
+// megabytes without white space is counted in slices, close to the exact
+// figure, instead of in quadratic time.
+func TestLongRuns(t *testing.T) {
+	c := Default()
+	text := strings.Repeat("Die Buchungsbelege sind zehn Jahre lang aufzubewahren; see https://example.org/a/b?c=d. ", 50)
+	if got, want := c.Count(text), len(c.enc.EncodeOrdinary(text)); got != want {
+		t.Errorf("ordinary text: %d tokens, the encoding says %d", got, want)
+	}
+	run := strings.Repeat("QUJDRGVmZ2hpams=", 1000) // 16,000 bytes of base64
+	exact := len(c.enc.EncodeOrdinary(run))
+	if got := c.Count(run); got < exact*9/10 || got > exact*12/10 {
+		t.Errorf("a 16 KB run: %d tokens, exactly %d", got, exact)
+	}
+	// Megabytes of one character: without slices this takes hours.
+	huge := "start " + strings.Repeat("x", 4<<20) + " end"
+	if got := c.Count(huge); got < (4<<20)/16 || got > 4<<20 {
+		t.Errorf("a 4 MB run: %d tokens", got)
+	}
+	// Slices are cut between characters, never inside one.
+	if got := c.Count(strings.Repeat("ä", 1000)); got == 0 {
+		t.Error("a run of two-byte characters counted nothing")
+	}
+}
+
+func BenchmarkCountLongRun(b *testing.B) {
+	c := Default()
+	run := strings.Repeat("x", 1<<20)
+	b.SetBytes(int64(len(run)))
+	for b.Loop() {
+		c.Count(run)
+	}
+}
+
 func BenchmarkCount(b *testing.B) {
 	c := Default()
 	text := strings.Repeat("Die Buchungsbelege sind zehn Jahre lang unveränderbar aufzubewahren. ", 100) // ~7 KB
