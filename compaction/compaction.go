@@ -108,6 +108,9 @@ type Files interface {
 // Stats counts what context management did.
 type Stats struct {
 	Clearings, Summaries, SavedResults int
+	// ShortenedCalls counts calls whose oversized arguments were shortened
+	// once they had run.
+	ShortenedCalls int
 }
 
 // Event describes one compaction, for progress and telemetry.
@@ -265,6 +268,9 @@ func fileName(id string) string {
 
 // BeforeCall runs layers 2 and 3.
 func (m *Manager) BeforeCall(ctx context.Context, conv *agent.Conversation) error {
+	if err := m.shortenOversized(conv); err != nil {
+		return err
+	}
 	if m.cfg.Disabled {
 		return nil
 	}
@@ -283,6 +289,53 @@ func (m *Manager) BeforeCall(ctx context.Context, conv *agent.Conversation) erro
 		m.nextClear = max(m.cfg.ClearAt, m.PromptTokens(conv)+m.cfg.ClearAt/2)
 	}
 	return nil
+}
+
+// shortenOversized is layer 1 for the model's own calls: arguments over the
+// result budget (a runaway write_file content) are shortened once the call
+// has run, as old ones are in a clearing. Left whole, one such call would
+// keep the prompt over the summary threshold however often it is summarised,
+// since a summary keeps the latest exchanges.
+func (m *Manager) shortenOversized(conv *agent.Conversation) error {
+	var edits []transcript.Edit
+	before := 0
+	for i, msg := range conv.Messages {
+		if msg.Role != llm.RoleAssistant {
+			continue
+		}
+		big := false
+		for _, c := range msg.ToolCalls {
+			// Bytes first: a token is at least one byte, so shorter
+			// arguments need no counting.
+			if len(c.Arguments) > m.cfg.ResultBudget && m.count.Count(c.Arguments) > m.cfg.ResultBudget {
+				big = true
+			}
+		}
+		if !big {
+			continue
+		}
+		if before == 0 {
+			before = m.PromptTokens(conv)
+		}
+		if args, changed := shortenCalls(msg.ToolCalls, m.count); changed {
+			edits = append(edits, transcript.Edit{Index: i, Arguments: args})
+		}
+	}
+	if len(edits) == 0 {
+		return nil
+	}
+	next := append([]llm.Message(nil), conv.Messages...)
+	transcript.Apply(next, edits)
+	if err := llm.Validate(next); err != nil {
+		return fmt.Errorf("shortening arguments would break the conversation: %w", err)
+	}
+	conv.Messages = next
+	m.mu.Lock()
+	m.stats.ShortenedCalls += len(edits)
+	m.mu.Unlock()
+	return m.record(transcript.Record{Type: transcript.TypeCompaction, Kind: "clear", Edits: edits,
+		TokensBefore: before, TokensAfter: m.PromptTokens(conv),
+		Note: fmt.Sprintf("shortened the oversized arguments of %d calls", len(edits))})
 }
 
 // Overflow runs layer 3 now: the server said the prompt is too long.

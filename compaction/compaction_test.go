@@ -656,3 +656,43 @@ func TestSavedResultNameIsSafe(t *testing.T) {
 		}
 	}
 }
+
+// A call with megabytes of arguments is shortened as soon as it has run, so
+// that no summary is needed to get rid of it (a summary keeps the latest
+// exchanges, which would hold it still).
+func TestOversizedArgumentsAreShortenedAfterTheCall(t *testing.T) {
+	huge := strings.Repeat("word ", 200_000) // about 200,000 tokens
+	steps := []fakellm.Reply{
+		step("Writing.", "write_file", map[string]any{"path": "notes/huge.md", "content": huge}),
+		step("Reading.", "read_file", map[string]any{"path": "chunks/chunk_001.md"}),
+	}
+	e := newEnv(t, compaction.Config{SummarizeAt: 20000, ContextWindow: 32000}, steps)
+	a, cm := e.agent(t)
+	if _, err := a.Start(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	work := e.model.workRequests()
+	if len(work) < 2 {
+		t.Fatalf("%d requests", len(work))
+	}
+	second := work[1].Messages
+	var args map[string]string
+	json.Unmarshal([]byte(second[1].ToolCalls[0].Arguments), &args)
+	if args["path"] != "notes/huge.md" || !strings.HasPrefix(args["content"], "[shortened: ") || second[1].Content != "Writing." {
+		t.Errorf("the call after it ran: %.200v", second[1])
+	}
+	if s := cm.Stats(); s.ShortenedCalls != 1 || s.Summaries != 0 {
+		t.Errorf("stats %+v", s)
+	}
+	e.model.mu.Lock()
+	n := len(e.model.summaries)
+	e.model.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d summary requests", n)
+	}
+	// A resumed job rebuilds the shortened call.
+	conv, _ := agent.Rebuild(e.transcript(t))
+	if strings.Contains(conv.Messages[1].ToolCalls[0].Arguments, "word word") {
+		t.Error("the rebuilt conversation holds the whole arguments")
+	}
+}
