@@ -24,7 +24,7 @@ func readPDF(r io.ReaderAt, size int64) (pages [][]string, unmapped int, err err
 		}
 		return nil, 0, fmt.Errorf("not a readable PDF: %v", err)
 	}
-	list := pageList(rd.Trailer().Key("Root").Key("Pages"), 0)
+	list := pageList(rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{})
 	if len(list) == 0 {
 		return nil, 0, errors.New("the PDF has no pages")
 	}
@@ -39,14 +39,21 @@ func readPDF(r io.ReaderAt, size int64) (pages [][]string, unmapped int, err err
 	return pages, unmapped, nil
 }
 
-// maxPageTreeDepth bounds the page tree walk against cycles in damaged files.
+// maxPageTreeDepth bounds the page tree walk of damaged files.
 const maxPageTreeDepth = 64
 
 // pageList walks the page tree once, in order. (The library's Page(n) walks
-// it from the root for every page, which is quadratic.)
-func pageList(node pdf.Value, depth int) []pdf.Page {
+// it from the root for every page, which is quadratic.) A node met again —
+// a cycle in a damaged file — is skipped, so no page is read twice.
+func pageList(node pdf.Value, depth int, seen map[uint64]bool) []pdf.Page {
 	if depth > maxPageTreeDepth {
 		return nil
+	}
+	if id, ok := objectID(node); ok {
+		if seen[id] {
+			return nil
+		}
+		seen[id] = true
 	}
 	switch node.Key("Type").Name() {
 	case "Page":
@@ -58,7 +65,7 @@ func pageList(node pdf.Value, depth int) []pdf.Page {
 		}
 		var out []pdf.Page
 		for i := 0; i < kids.Len(); i++ {
-			out = append(out, pageList(kids.Index(i), depth+1)...)
+			out = append(out, pageList(kids.Index(i), depth+1, seen)...)
 		}
 		return out
 	}
