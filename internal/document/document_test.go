@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"creator/internal/badfiles"
 	"creator/internal/pdfwrite"
 	"creator/internal/tokens"
 )
@@ -313,5 +314,27 @@ func TestPageOfChunks(t *testing.T) {
 	got := ChunkText(text, 60, tokens.Default())
 	if len(got) != 2 || got[0].FirstPage != 1 || got[0].LastPage != 1 || got[1].FirstPage != 2 || got[1].LastPage != 3 || got[1].Heading != "1. Scope" {
 		t.Fatalf("chunks = %+v", got)
+	}
+}
+
+// The project's hostile corpus: each document is refused with its error or
+// read normally; a page tree that lists itself yields its page once.
+func TestHostileCorpus(t *testing.T) {
+	for _, f := range badfiles.Files() {
+		t.Run(f.Name, func(t *testing.T) {
+			doc, err := Extract(write(t, f.Name, f.Data), Options{})
+			if f.Refused {
+				if err == nil || !strings.Contains(err.Error(), f.Error) {
+					t.Fatalf("err = %v, want one containing %q", err, f.Error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasSuffix(f.Name, ".pdf") && (len(doc.Pages) != 1 || !strings.Contains(doc.Body(), "Records must be kept for ten years.")) {
+				t.Errorf("%d pages: %q", len(doc.Pages), doc.Body())
+			}
+		})
 	}
 }
