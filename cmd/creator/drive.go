@@ -14,6 +14,7 @@ import (
 	"creator/internal/agent"
 	"creator/internal/completion"
 	"creator/internal/cost"
+	"creator/internal/document"
 	"creator/internal/humanize"
 	"creator/internal/index"
 	"creator/internal/llm"
@@ -52,6 +53,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	if err := o.checkBudget(m); err != nil {
+		return err
+	}
+	if err := checkDocuments(o.documents); err != nil {
 		return err
 	}
 	root, err := o.root()
@@ -109,6 +113,23 @@ func runResume(ctx context.Context, o *runOptions) error {
 		return fmt.Errorf("job '%s': %w", job.ID, err)
 	}
 	return o.drive(ctx, job, m, recs)
+}
+
+// checkDocuments reads each document as the agent's extraction will, so
+// that one that cannot be used (damaged, encrypted, scanned, empty, too
+// large) is refused before a job is made and any model call is paid for.
+func checkDocuments(paths []string) error {
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			continue // workspace.Create says what is wrong with it
+		} else if err != nil {
+			continue
+		}
+		if _, err := document.Extract(p, document.Options{}); err != nil {
+			return fmt.Errorf("%v — no job was created", err)
+		}
+	}
+	return nil
 }
 
 // inherit takes the job's recorded settings for flags not given now.
