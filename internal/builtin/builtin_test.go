@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -127,11 +128,13 @@ func names(calls []llm.ToolCall) string {
 }
 
 // exchange appends an answer with its tool results to a conversation.
-func exchange(msgs []llm.Message, calls []llm.ToolCall, results ...string) []llm.Message {
+// exchange adds the model's answer and the results of its calls.
+func exchange(msgs []llm.Message, r llm.Response, results ...string) []llm.Message {
+	calls := r.ToolCalls
 	for i := range calls {
 		calls[i].ID = fmt.Sprintf("c%d_%d", len(msgs), i)
 	}
-	msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, ToolCalls: calls})
+	msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: r.Content, ToolCalls: calls})
 	for i, c := range calls {
 		msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: results[i]})
 	}
@@ -144,23 +147,23 @@ func TestDecisions(t *testing.T) {
 	if names(r.ToolCalls) != "read_file" || !strings.Contains(r.ToolCalls[0].Arguments, "instructions.md") {
 		t.Fatalf("first step: %s", names(r.ToolCalls))
 	}
-	msgs = exchange(msgs, r.ToolCalls, "     1\t# Instructions\n[1 line, whole file]")
+	msgs = exchange(msgs, r, "     1\t# Instructions\n[1 line, whole file]")
 	r = ask(t, msgs)
 	if names(r.ToolCalls) != "write_plan" || !strings.Contains(r.ToolCalls[0].Arguments, "Extract the text of p.pdf") {
 		t.Fatalf("second step: %s %s", names(r.ToolCalls), r.ToolCalls[0].Arguments)
 	}
-	msgs = exchange(msgs, r.ToolCalls, "plan written with 5 tasks; begin with start_task(1)")
+	msgs = exchange(msgs, r, "plan written with 5 tasks; begin with start_task(1)")
 	r = ask(t, msgs)
 	if names(r.ToolCalls) != "start_task,complete_task" {
 		t.Fatalf("third step: %s", names(r.ToolCalls))
 	}
-	msgs = exchange(msgs, r.ToolCalls, "task 1 in progress", "task 1 completed (1 of 5 done)")
+	msgs = exchange(msgs, r, "task 1 in progress", "task 1 completed (1 of 5 done)")
 	r = ask(t, msgs)
 	if names(r.ToolCalls) != "start_task,extract_document_text" {
 		t.Fatalf("extract step: %s", names(r.ToolCalls))
 	}
 	// The extraction was interrupted by a crash: it is done again.
-	msgs = exchange(msgs, r.ToolCalls, "task 2 in progress", "error: this call was interrupted when the job stopped")
+	msgs = exchange(msgs, r, "task 2 in progress", "error: this call was interrupted when the job stopped")
 	r = ask(t, msgs)
 	if names(r.ToolCalls) != "extract_document_text" {
 		t.Fatalf("after an interrupted call: %s", names(r.ToolCalls))
@@ -180,7 +183,7 @@ func TestGroupWorkAndRecovery(t *testing.T) {
 	}
 	profileNote := "     1\t# Document profile\n     2\t\n     3\t## p.pdf\n     4\t\n     5\t- Language: English\n     6\t- Identifier: -\n     7\t- Convention: ordinary-language\n     8\t- Why: x\n[8 lines, whole file]"
 	chunk := "     1\t[chunk_001 | p.pdf | p. 1 | 1 Scope]\n     2\t\n     3\tThe operator must keep records for ten years.\n     4\tThis line says nothing.\n[4 lines, whole file]"
-	msgs = exchange(msgs, r.ToolCalls, "task 5 in progress", profileNote, chunk)
+	msgs = exchange(msgs, r, "task 5 in progress", profileNote, chunk)
 	r = ask(t, msgs)
 	if names(r.ToolCalls) != "save_requirement,read_file" || !strings.Contains(r.ToolCalls[1].Arguments, "chunk_002") {
 		t.Fatalf("group step: %s", names(r.ToolCalls))
@@ -191,7 +194,7 @@ func TestGroupWorkAndRecovery(t *testing.T) {
 		t.Fatalf("draft = %+v", d)
 	}
 	// The read result was cleared before the model saw it: read again.
-	msgs = exchange(msgs, r.ToolCalls, "saved REQ-001", "[cleared: read_file chunks/chunk_002.md]")
+	msgs = exchange(msgs, r, "saved REQ-001", "[cleared: read_file chunks/chunk_002.md]")
 	r = ask(t, msgs)
 	if names(r.ToolCalls) != "read_file" || !strings.Contains(r.ToolCalls[0].Arguments, "chunk_002") {
 		t.Fatalf("after a cleared result: %s %v", names(r.ToolCalls), r.ToolCalls)
@@ -199,16 +202,87 @@ func TestGroupWorkAndRecovery(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
-	rendered := "The conversation so far:\n\ncall read_file {\"limit\":2000,\"path\":\"chunks/chunk_041.md\"}\ncall save_requirement {}\ncall save_requirement {}\ncall read_file {\"limit\":2000,\"path\":\"chunks/chunk_042.md\"}\n"
+	// As compaction renders the turns: chunk_041's requirements were saved,
+	// chunk_042 was read but its step was cut off.
+	rendered := "The conversation so far:\n\ncall read_file {\"limit\":2000,\"path\":\"chunks/chunk_041.md\"}\nassistant: chunk_041: 2 requirement(s). Reading chunk_042.\ncall save_requirement {}\ncall save_requirement {}\ncall read_file {\"limit\":2000,\"path\":\"chunks/chunk_042.md\"}\n"
 	resp, err := New().Complete(context.Background(), llm.Request{System: "summarise", Messages: []llm.Message{{Role: llm.RoleUser, Content: rendered}}})
-	if err != nil || len(resp.ToolCalls) != 0 || !strings.Contains(resp.Content, "2 requirements were submitted") || !strings.Contains(resp.Content, "Chunks processed up to chunk_042.") {
+	if err != nil || len(resp.ToolCalls) != 0 || !strings.Contains(resp.Content, "2 requirements were submitted") || !strings.Contains(resp.Content, "Chunks processed up to chunk_041.") {
 		t.Fatalf("summary = %q, %v", resp.Content, err)
 	}
-	// After the summary, the group goes on after chunk_042.
+	// After the summary, the group goes on with chunk_042.
 	plan := "[x] 1. Read instructions.md and look at input/\n[>] 2. Find and save the requirements in chunk_041 to chunk_050\n"
 	msgs := []llm.Message{{Role: llm.RoleUser, Content: "Job j. Source documents: input/p.pdf (1 KB)."}, {Role: llm.RoleUser, Content: resp.Content + "\n" + plan}}
 	r := ask(t, msgs)
-	if names(r.ToolCalls) != "read_file,read_file" || !strings.Contains(r.ToolCalls[1].Arguments, "chunk_043") {
+	if names(r.ToolCalls) != "read_file,read_file" || !strings.Contains(r.ToolCalls[1].Arguments, "chunk_042") {
 		t.Fatalf("after the summary: %s %v", names(r.ToolCalls), r.ToolCalls)
+	}
+}
+
+// After a kill: saves that never ran are repeated; when their arguments
+// were shortened, the chunk is read and analysed again; a chunk that was
+// read but whose requirements no step announced is not skipped.
+func TestRecoveryAfterAKill(t *testing.T) {
+	plan := "Plan: 4 of 6 tasks completed\n[x] 1. Read instructions.md and look at input/\n[x] 2. Extract the text of p.pdf\n[x] 3. Split p.pdf into chunks\n[x] 4. Profile the documents in notes/document.md\n[ ] 5. Find and save the requirements in chunk_001 to chunk_003\n[ ] 6. Build the output with finalize_output and check it\n"
+	profileNote := "     1\t# Document profile\n     2\t\n     3\t## p.pdf\n     4\t\n     5\t- Language: English\n     6\t- Identifier: -\n     7\t- Convention: ordinary-language\n     8\t- Why: x\n[8 lines, whole file]"
+	chunk := func(n int) string {
+		return fmt.Sprintf("     1\t[chunk_%03d | p.pdf | p. 1 | 1 Scope]\n     2\t\n     3\tThe operator must keep record %d for ten years.\n[3 lines, whole file]", n, n)
+	}
+	interrupted := "error: this call was interrupted when the job stopped, and it is not known whether it took effect."
+	start := []llm.Message{
+		{Role: llm.RoleUser, Content: "Job j. Source documents: input/p.pdf (2.0 KB)."},
+		{Role: llm.RoleUser, Content: "Summary.\n" + plan},
+	}
+	// Profile and chunk_001 read; the next step saves chunk_001 and reads chunk_002.
+	r := ask(t, start)
+	msgs := exchange(start, r, "task 5 in progress", profileNote, chunk(1))
+	r = ask(t, msgs)
+	if names(r.ToolCalls) != "save_requirement,read_file" || !strings.HasPrefix(r.Content, "chunk_001: 1 requirement") {
+		t.Fatalf("save step: %s %q", names(r.ToolCalls), r.Content)
+	}
+	save := r.ToolCalls[0]
+
+	// Killed while that step ran: the save is repeated, chunk_002 read.
+	killed := exchange(msgs, r, interrupted, interrupted)
+	killed = append(killed, llm.Message{Role: llm.RoleUser, Content: "The job was interrupted and has now been resumed."})
+	r2 := ask(t, killed)
+	var want, got map[string]any
+	json.Unmarshal([]byte(save.Arguments), &want)
+	json.Unmarshal([]byte(r2.ToolCalls[0].Arguments), &got)
+	if names(r2.ToolCalls) != "save_requirement,read_file" || !reflect.DeepEqual(got, want) || !strings.Contains(r2.ToolCalls[1].Arguments, "chunk_002") {
+		t.Fatalf("after the kill: %s %v", names(r2.ToolCalls), r2.ToolCalls)
+	}
+
+	// The same, but the save's quote was shortened by a clearing: chunk_001
+	// is read again instead of saving a shortened quote.
+	short := r
+	short.ToolCalls = append([]llm.ToolCall(nil), r.ToolCalls...)
+	short.ToolCalls[0].Arguments = strings.Replace(save.Arguments, `"quote":"The operator must keep record 1 for ten years."`, `"quote":"[shortened: 12 tokens]"`, 1)
+	if short.ToolCalls[0].Arguments == save.Arguments {
+		t.Fatalf("the test did not shorten the quote: %s", save.Arguments)
+	}
+	killed = exchange(msgs, short, interrupted, interrupted)
+	killed = append(killed, llm.Message{Role: llm.RoleUser, Content: "The job was interrupted and has now been resumed."})
+	r3 := ask(t, killed)
+	if names(r3.ToolCalls) != "read_file" || !strings.Contains(r3.ToolCalls[0].Arguments, "chunk_001") {
+		t.Fatalf("after the kill with a shortened save: %s %v", names(r3.ToolCalls), r3.ToolCalls)
+	}
+
+	// chunk_002 read, then the step after it (re-reading the profile and
+	// chunk_002) cut off: chunk_002 is read again, not skipped.
+	msgs = exchange(msgs, r, "saved REQ-001", chunk(2))
+	noProfile := append([]llm.Message{start[0], {Role: llm.RoleUser, Content: "Summary.\n" + plan}}, msgs[len(msgs)-3:]...)
+	r4 := ask(t, noProfile) // the profile is not in the conversation: read it again
+	if n := len(r4.ToolCalls); n < 2 || !strings.Contains(r4.ToolCalls[n-2].Arguments, "notes/document.md") || !strings.Contains(r4.ToolCalls[n-1].Arguments, "chunk_002") {
+		t.Fatalf("profile step: %s %v", names(r4.ToolCalls), r4.ToolCalls)
+	}
+	results := make([]string, len(r4.ToolCalls))
+	for i := range results {
+		results[i] = interrupted
+	}
+	cut := exchange(noProfile, r4, results...)
+	cut = append(cut, llm.Message{Role: llm.RoleUser, Content: "The job was interrupted and has now been resumed."})
+	r5 := ask(t, cut)
+	if !strings.Contains(r5.ToolCalls[len(r5.ToolCalls)-1].Arguments, "chunk_002") {
+		t.Fatalf("after the cut-off profile step: %s %v", names(r5.ToolCalls), r5.ToolCalls)
 	}
 }

@@ -57,7 +57,7 @@ type facts struct {
 	finalizeNote     string
 	finalizeFailed   string
 	cleanedUp        bool
-	processed        map[int]bool // chunks read before the last step
+	processed        map[int]bool // chunks whose requirements a step announced and saved
 	summaryUpTo      int          // the last chunk a summary says was processed
 }
 
@@ -94,6 +94,13 @@ func readConversation(msgs []llm.Message) *conversation {
 			}
 			f.planWritten = f.planWritten || strings.Contains(m.Content, "read_plan") || strings.Contains(strings.ToLower(m.Content), "summary")
 		case llm.RoleAssistant:
+			// A step that saves a chunk's requirements names the chunk
+			// first ("chunk_022: 3 requirement(s)."); from then on the chunk
+			// is done: saves that did not run are repeated by the next step.
+			if g := savedChunkRE.FindStringSubmatch(m.Content); g != nil {
+				n, _ := strconv.Atoi(g[1])
+				f.processed[n] = true
+			}
 			if len(m.ToolCalls) == 0 {
 				continue
 			}
@@ -130,12 +137,6 @@ func (f *facts) apply(cr callResult, latest bool) {
 		switch p := cr.path(); {
 		case p == "instructions.md" && cr.done():
 			f.instructionsRead = true
-		case chunkPathRE.MatchString(p) && !latest:
-			// Read while working through a group (not while profiling).
-			if t := f.firstOpen(); t != nil && groupRE.MatchString(t.text) {
-				n, _ := strconv.Atoi(chunkPathRE.FindStringSubmatch(p)[1])
-				f.processed[n] = true
-			}
 		}
 	case "list_files":
 		if cr.ok && strings.TrimSuffix(cr.path(), "/") == "input" && len(f.inputs) == 0 {
@@ -350,6 +351,48 @@ type chunkRead struct {
 
 // lastChunkRead is the last chunk read in the latest step, if its result
 // is whole.
+// savesToRepeat returns the requirements of the last step that were never
+// saved because the call did not run: cut off when the job stopped, or
+// garbled on the way to the tools (an unknown tool name). Saving one again
+// is harmless: an existing requirement keeps its id. Saves refused for
+// their content are not repeated; they would only fail again. When context
+// management has shortened such a call's arguments, the call cannot be
+// repeated as it was: reread names the chunk to read and analyse again.
+func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
+	if len(c.steps) == 0 {
+		return nil, 0
+	}
+	for _, cr := range c.steps[len(c.steps)-1].calls {
+		interrupted := strings.HasPrefix(cr.result, "error: this call was interrupted")
+		garbled := strings.HasPrefix(cr.result, "error: there is no tool named")
+		cits, isSave := cr.args["citations"].([]any)
+		if !(interrupted || garbled) || !isSave {
+			continue
+		}
+		if strings.Contains(cr.call.Arguments, "[shortened: ") {
+			if len(cits) > 0 {
+				if cit, ok := cits[0].(map[string]any); ok {
+					if id, ok := cit["chunk"].(string); ok {
+						if m := chunkIDRE.FindStringSubmatch(id); m != nil {
+							reread, _ = strconv.Atoi(m[1])
+						}
+					}
+				}
+			}
+			continue
+		}
+		calls = append(calls, call("save_requirement", cr.args))
+	}
+	if reread > 0 {
+		// Analysing the chunk again saves them all in their order; saving
+		// some now would number them out of it.
+		return nil, reread
+	}
+	return calls, reread
+}
+
+var chunkIDRE = regexp.MustCompile(`^chunk_(\d+)$`)
+
 func (c *conversation) lastChunkRead() (chunkRead, bool) {
 	if len(c.steps) == 0 {
 		return chunkRead{}, false

@@ -79,9 +79,12 @@ func requestSize(req llm.Request) int {
 }
 
 var (
-	renderedReadRE = regexp.MustCompile(`(?m)^call read_file .*chunks/chunk_(\d+)\.md`)
-	renderedSaveRE = regexp.MustCompile(`(?m)^call save_requirement `)
-	summaryUpToRE  = regexp.MustCompile(`Chunks processed up to chunk_(\d+)\.`)
+	// A step that saves a chunk's requirements announces it; the rendered
+	// form is how the step appears in a summary request.
+	savedChunkRE    = regexp.MustCompile(`^chunk_(\d+): \d+ requirement`)
+	renderedChunkRE = regexp.MustCompile(`(?m)^assistant: chunk_(\d+): \d+ requirement`)
+	renderedSaveRE  = regexp.MustCompile(`(?m)^call save_requirement `)
+	summaryUpToRE   = regexp.MustCompile(`Chunks processed up to chunk_(\d+)\.`)
 )
 
 // summarize writes the built-in model's summary of the turns it is given:
@@ -93,7 +96,7 @@ func summarize(req llm.Request) string {
 	}
 	saves := len(renderedSaveRE.FindAllString(text, -1))
 	last := 0
-	for _, m := range renderedReadRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range renderedChunkRE.FindAllStringSubmatch(text, -1) {
 		if n, _ := strconv.Atoi(m[1]); n > last {
 			last = n
 		}
@@ -284,10 +287,15 @@ func (m *Model) groupTasks(f *facts) []string {
 // workGroup processes the chunks of one task: save the requirements of the
 // chunk read in the last step, read the next one.
 func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls []llm.ToolCall) (string, []llm.ToolCall) {
+	repeat, reread := st.savesToRepeat()
+	calls = append(calls, repeat...)
 	profiles, ok := st.profiles()
 	if !ok {
 		calls = append(calls, call("read_file", map[string]any{"path": "notes/document.md"}))
 		next := max(a, f.processedUpTo(a, b)+1)
+		if reread > 0 {
+			next = reread
+		}
 		if next <= b {
 			calls = append(calls, call("read_file", map[string]any{"path": chunkPath(next), "limit": 2000}))
 		}
@@ -295,6 +303,10 @@ func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls
 	}
 	var note string
 	last, read := st.lastChunkRead()
+	if reread > 0 && !(read && last.n == reread) {
+		calls = append(calls, call("read_file", map[string]any{"path": chunkPath(reread), "limit": 2000}))
+		return "Reading " + chunkID(reread) + " again: saving its requirements was cut off.", calls
+	}
 	if read && last.n >= a && last.n <= b {
 		drafts := analyzeChunk(last, profiles)
 		for _, d := range drafts {
