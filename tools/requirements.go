@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -237,7 +238,9 @@ func (r *reqTools) save(ctx context.Context, a saveArgs) (string, error) {
 		return "", err
 	}
 	r.index[key] = fmt.Sprintf("%s (requirements/%s/final.json)", rec.ID, dir)
-	r.folders = append(r.folders, dir)
+	if !slices.Contains(r.folders, dir) {
+		r.folders = append(r.folders, dir)
+	}
 	r.maxN = n
 	msg := fmt.Sprintf("saved %s (requirements/%s/final.json): %s, %s, %s", rec.ID, dir, rec.Type, rec.Category, rec.Priority)
 	for _, c := range rec.Citations {
@@ -309,11 +312,19 @@ func (r *reqTools) refreshIndex() error {
 	}
 	r.index, r.folders, r.maxN = map[string]string{}, names, 0
 	// The next id is one more than the highest req_NNN folder, even one
-	// without final.json, so an id is never given twice.
+	// without final.json (the agent may be drafting in it), so an id is
+	// never given twice. An empty folder is left by a save cut off between
+	// making the folder and writing final.json: its id is still free, and
+	// taking it keeps the ids of a resumed job those of an uninterrupted one.
 	for _, name := range names {
-		if v, err := strconv.Atoi(strings.TrimPrefix(name, "req_")); err == nil && strings.HasPrefix(name, "req_") {
-			r.maxN = max(r.maxN, v)
+		v, err := strconv.Atoi(strings.TrimPrefix(name, "req_"))
+		if err != nil || !strings.HasPrefix(name, "req_") {
+			continue
 		}
+		if inside, err := r.job.Names("requirements/" + name); err == nil && len(inside) == 0 {
+			continue
+		}
+		r.maxN = max(r.maxN, v)
 	}
 	for _, s := range saved {
 		if s.err != nil {

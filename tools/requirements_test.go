@@ -175,3 +175,26 @@ func mustRead(t *testing.T, job *workspace.Job, rel string) []byte {
 	}
 	return data
 }
+
+// A save cut off between making its folder and writing final.json leaves an
+// empty folder: its id is given to the next requirement, so a resumed job
+// numbers its requirements as an uninterrupted one would. A folder the
+// agent drafts in keeps its id.
+func TestIDsAfterACutOffSave(t *testing.T) {
+	job, reg := reqEnv(t)
+	os.MkdirAll(filepath.Join(job.Dir, "requirements", "req_001"), 0o755) // left by a kill
+	os.MkdirAll(filepath.Join(job.Dir, "requirements", "req_002"), 0o755)
+	os.WriteFile(filepath.Join(job.Dir, "requirements", "req_002", "draft.md"), []byte("draft"), 0o644)
+	quote := "Invoices must be kept for ten years."
+	out, err := call(t, reg, "save_requirement", saveArgsJSON(quote, chunkOf(t, job, quote), 1))
+	if err != nil || !strings.HasPrefix(out, "saved REQ-003 ") {
+		// req_001 is empty but lower than the drafting folder: ids go on after the highest used one.
+		t.Fatalf("first save: %q %v", out, err)
+	}
+	os.MkdirAll(filepath.Join(job.Dir, "requirements", "req_004"), 0o755) // cut off again
+	quote = "Business letters shall be kept for six years."
+	out, err = call(t, reg, "save_requirement", strings.Replace(saveArgsJSON(quote, chunkOf(t, job, quote), 1), "The company must keep invoices", "The company must keep letters", 1))
+	if err != nil || !strings.HasPrefix(out, "saved REQ-004 ") {
+		t.Fatalf("save after an empty folder: %q %v", out, err)
+	}
+}
