@@ -169,6 +169,8 @@ func (o *runOptions) checkContextFlags() error {
 		return usageErrorf("--summarize-at must be at least 500 tokens, not %d", o.summarizeAt)
 	case o.keepToolResults < 1:
 		return usageErrorf("--keep-tool-results must be at least 1, not %d", o.keepToolResults)
+	case o.requestTimeout < time.Second:
+		return usageErrorf("--request-timeout must be at least 1s, not %s", o.requestTimeout)
 	case o.maxCost < 0 || o.priceIn < 0 || o.priceOut < 0:
 		return usageErrorf("--max-cost, --price-in and --price-out cannot be negative")
 	}
@@ -191,7 +193,7 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 		fmt.Fprintln(o.streams.ErrOut, "creator: no model configured; using the built-in offline model (rules, no LLM). For an LLM give --model and --base-url, or set CREATOR_MODEL and CREATOR_BASE_URL.")
 	}
 	price, priced := o.pricing(m)
-	model := m.client()
+	model := m.client(o.requestTimeout)
 	pl := planner.New(job, nil)
 	counter, err := tokens.New(o.tokenizer)
 	if err != nil {

@@ -54,11 +54,11 @@ func (o *runOptions) chooseModel(recordedModel, recordedURL string) (modelChoice
 // tests shorten it.
 var retryBaseDelay = time.Second
 
-func (m modelChoice) client() llm.Model {
+func (m modelChoice) client(timeout time.Duration) llm.Model {
 	if m.builtin() {
 		return builtin.New()
 	}
-	return llm.NewClient(llm.ClientConfig{BaseURL: m.baseURL, APIKey: m.apiKey, Model: m.name, SendReasoning: true, BaseDelay: retryBaseDelay})
+	return llm.NewClient(llm.ClientConfig{BaseURL: m.baseURL, APIKey: m.apiKey, Model: m.name, SendReasoning: true, BaseDelay: retryBaseDelay, Timeout: timeout})
 }
 
 // safeURL drops credentials and query parameters from a URL before it is

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -30,6 +31,7 @@ type runOptions struct {
 	summarizeAt     int
 	keepToolResults int
 	tokenizer       string
+	requestTimeout  time.Duration
 	model           string
 	baseURL         string
 	apiKey          string
@@ -57,6 +59,7 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.IntVar(&o.summarizeAt, "summarize-at", defaultSummarizeAt, "summarise older turns when the prompt passes this many tokens")
 	f.IntVar(&o.keepToolResults, "keep-tool-results", defaultKeepToolResults, "number of recent tool results kept whole in the prompt")
 	f.StringVar(&o.tokenizer, "tokenizer", envString("CREATOR_TOKENIZER", tokens.DefaultEncoding), "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
+	f.DurationVar(&o.requestTimeout, "request-timeout", envDuration("CREATOR_REQUEST_TIMEOUT", 10*time.Minute), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
 	f.StringVar(&o.model, "model", "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")
 	f.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible server URL (env CREATOR_BASE_URL or OPENAI_BASE_URL)")
 	f.StringVar(&o.apiKey, "api-key", "", "API key (env OPENAI_API_KEY); never written to the job")
@@ -66,6 +69,13 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 
 func envString(name, def string) string {
 	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(os.Getenv(name)); err == nil && v > 0 {
 		return v
 	}
 	return def
