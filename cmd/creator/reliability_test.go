@@ -335,6 +335,7 @@ func tail(s string, n int) string {
 // each time ends with the output of a run that was never killed, with no
 // torn file on the way. CI makes 10 kills; make stress makes
 // CREATOR_STRESS_KILLS=100 and prints how many jobs matched.
+// CREATOR_STRESS_KEEP=DIR keeps the folders of jobs that went wrong.
 func TestKillAtRandomMoments(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs creator as separate processes")
@@ -383,10 +384,7 @@ func TestKillAtRandomMoments(t *testing.T) {
 			select {
 			case err := <-exited:
 				if err != nil {
-					if d := os.Getenv("CREATOR_STRESS_KEEP"); d != "" {
-						os.MkdirAll(d, 0o755)
-						exec.Command("cp", "-r", dir, d).Run()
-					}
+					keep(dir, nil)
 					t.Fatalf("%s %s: %v\n%s", args[0], id, err, out.String())
 				}
 			case <-timer:
@@ -406,11 +404,7 @@ func TestKillAtRandomMoments(t *testing.T) {
 			matched++
 		} else {
 			t.Errorf("job %s: the output differs from an uninterrupted run's", id)
-			if d := os.Getenv("CREATOR_STRESS_KEEP"); d != "" {
-				os.MkdirAll(d, 0o755)
-				os.WriteFile(filepath.Join(d, "want.json"), want, 0o644)
-				exec.Command("cp", "-r", dir, d).Run()
-			}
+			keep(dir, want)
 		}
 	}
 	msg := fmt.Sprintf("%d kills over %d jobs: %d of %d outputs identical to an uninterrupted run", done, jobs, matched, jobs)
@@ -418,6 +412,20 @@ func TestKillAtRandomMoments(t *testing.T) {
 	if os.Getenv("CREATOR_STRESS_KILLS") != "" {
 		fmt.Println(msg)
 	}
+}
+
+// keep copies a job that went wrong, and the expected output, to the folder
+// CREATOR_STRESS_KEEP names, for a person to look into.
+func keep(dir string, want []byte) {
+	d := os.Getenv("CREATOR_STRESS_KEEP")
+	if d == "" {
+		return
+	}
+	os.MkdirAll(d, 0o755)
+	if want != nil {
+		os.WriteFile(filepath.Join(d, "want.json"), want, 0o644)
+	}
+	exec.Command("cp", "-r", dir, d).Run()
 }
 
 // checkNothingTorn reads back every file a kill could have been writing:
