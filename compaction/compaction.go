@@ -324,18 +324,13 @@ func (m *Manager) shortenOversized(conv *agent.Conversation) error {
 	if len(edits) == 0 {
 		return nil
 	}
-	next := append([]llm.Message(nil), conv.Messages...)
-	transcript.Apply(next, edits)
-	if err := llm.Validate(next); err != nil {
-		return fmt.Errorf("shortening arguments would break the conversation: %w", err)
+	if err := m.edit(conv, edits, before, fmt.Sprintf("shortened the oversized arguments of %d calls", len(edits))); err != nil {
+		return err
 	}
-	conv.Messages = next
 	m.mu.Lock()
 	m.stats.ShortenedCalls += len(edits)
 	m.mu.Unlock()
-	return m.record(transcript.Record{Type: transcript.TypeCompaction, Kind: "clear", Edits: edits,
-		TokensBefore: before, TokensAfter: m.PromptTokens(conv),
-		Note: fmt.Sprintf("shortened the oversized arguments of %d calls", len(edits))})
+	return nil
 }
 
 // Overflow runs layer 3 now: the server said the prompt is too long.
@@ -387,19 +382,27 @@ func (m *Manager) clear(conv *agent.Conversation, keep int, before int) error {
 	if len(edits) == 0 {
 		return nil
 	}
-	next := append([]llm.Message(nil), msgs...)
-	transcript.Apply(next, edits)
-	if err := llm.Validate(next); err != nil {
-		return fmt.Errorf("clearing would break the conversation: %w", err)
+	if err := m.edit(conv, edits, before, fmt.Sprintf("cleared %d old tool results and arguments, kept the last %d", len(edits), keep)); err != nil {
+		return err
 	}
-	conv.Messages = next
-	after := m.PromptTokens(conv)
 	m.mu.Lock()
 	m.stats.Clearings++
 	m.mu.Unlock()
-	note := fmt.Sprintf("cleared %d old tool results and arguments, kept the last %d", len(edits), keep)
+	return nil
+}
+
+// edit makes a clearing's edits to a copy of the conversation, checks that
+// the copy is still a valid conversation, puts it in place and journals the
+// edits, so that a resumed job makes them again.
+func (m *Manager) edit(conv *agent.Conversation, edits []transcript.Edit, before int, note string) error {
+	next := append([]llm.Message(nil), conv.Messages...)
+	transcript.Apply(next, edits)
+	if err := llm.Validate(next); err != nil {
+		return fmt.Errorf("%s: the edits would break the conversation: %w", note, err)
+	}
+	conv.Messages = next
 	return m.record(transcript.Record{Type: transcript.TypeCompaction, Kind: "clear", Edits: edits,
-		TokensBefore: before, TokensAfter: after, Note: note})
+		TokensBefore: before, TokensAfter: m.PromptTokens(conv), Note: note})
 }
 
 // record journals a compaction and tells the listener.
