@@ -3,6 +3,7 @@
 package tokens
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"sync"
 	"unicode"
@@ -16,9 +17,22 @@ import (
 const DefaultEncoding = "o200k_base"
 
 // Counter counts tokens of one encoding. It is safe for concurrent use.
+//
+// Long texts are counted once: the same tool result is counted when it is
+// checked against the result budget, when its event is written and when
+// the prompt is measured, and encoding costs far more than hashing.
 type Counter struct {
 	enc *tiktoken.Tiktoken
+
+	mu    sync.Mutex
+	known map[[32]byte]int // counts of texts of cacheFrom bytes or more
 }
+
+// Texts from cacheFrom bytes on are remembered, at most cacheSize of them.
+const (
+	cacheFrom = 1024
+	cacheSize = 2048
+)
 
 var (
 	loaderOnce sync.Once
@@ -40,7 +54,7 @@ func New(encoding string) (*Counter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unknown token encoding %q: %v", encoding, err)
 	}
-	c := &Counter{enc: enc}
+	c := &Counter{enc: enc, known: map[[32]byte]int{}}
 	counters[encoding] = c
 	return c, nil
 }
@@ -68,6 +82,27 @@ const (
 // Count returns the number of tokens of s. Special-token text such as
 // "<|endoftext|>" is counted as ordinary text.
 func (c *Counter) Count(s string) int {
+	if len(s) < cacheFrom {
+		return c.count(s)
+	}
+	key := sha256.Sum256([]byte(s))
+	c.mu.Lock()
+	n, ok := c.known[key]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = c.count(s)
+	c.mu.Lock()
+	if len(c.known) >= cacheSize {
+		clear(c.known) // simpler than eviction; the next texts refill it
+	}
+	c.known[key] = n
+	c.mu.Unlock()
+	return n
+}
+
+func (c *Counter) count(s string) int {
 	if s == "" {
 		return 0
 	}
