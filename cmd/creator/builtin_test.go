@@ -35,9 +35,7 @@ func corpusPath(t *testing.T, name string) string {
 // and returns its folder.
 func runBuiltin(t *testing.T, doc, id string) string {
 	t.Helper()
-	for _, k := range []string{"CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CREATOR_MAX_STEPS"} {
-		t.Setenv(k, "")
-	}
+	clearModelEnv(t)
 	root := filepath.Join(t.TempDir(), "ws")
 	code, _, stderr := cli(t, "run", "--workspace", root, "--job", id, "--quiet", doc)
 	if code != 0 {
@@ -300,9 +298,7 @@ func TestBuiltinBudgetStopThenResume(t *testing.T) {
 		t.Skip("two whole jobs")
 	}
 	doc := corpusPath(t, "GoBD.pdf")
-	for _, k := range []string{"CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CREATOR_MAX_STEPS"} {
-		t.Setenv(k, "")
-	}
+	clearModelEnv(t)
 	root := filepath.Join(t.TempDir(), "ws")
 	code, stdout, stderr := cli(t, "run", "--workspace", root, "--job", "part", "--quiet", "--max-steps", "15", doc)
 	if code != exitIncomplete || !strings.Contains(stderr, "the step limit of 15 was reached; continue with: creator resume --job part --max-steps 115") {

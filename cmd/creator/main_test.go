@@ -83,6 +83,19 @@ func TestScripts(t *testing.T) {
 	})
 }
 
+// modelEnv is what would make a test talk to a model, or change a run's
+// figures, from the developer's environment.
+var modelEnv = []string{"CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CREATOR_MAX_STEPS",
+	"CREATOR_TOKENIZER", "CREATOR_PRICE_IN", "CREATOR_PRICE_OUT", "CREATOR_REQUEST_TIMEOUT", workspace.RootEnv}
+
+// clearModelEnv empties modelEnv for the test, so the built-in model runs
+// with the defaults.
+func clearModelEnv(t *testing.T) {
+	for _, k := range modelEnv {
+		t.Setenv(k, "")
+	}
+}
+
 // cli runs one command line in-process and returns its exit code and output.
 func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()

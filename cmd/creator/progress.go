@@ -220,8 +220,10 @@ func (p *progress) ModelCalled(c agent.ModelCall) {
 func (p *progress) ToolCalled(c agent.ToolCall) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c.Name == "save_requirement" && c.Err == nil {
-		p.reqs = countRequirements(p.job.Dir)
+	// A new requirement says "saved REQ-…"; one saved before says "already
+	// saved as …". Counting on saves the folder scan at every save.
+	if c.Name == "save_requirement" && c.Err == nil && strings.HasPrefix(c.Result, "saved ") {
+		p.reqs++
 	}
 	if p.verbose {
 		status := "ok"

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -136,4 +138,27 @@ func (s *syncBuffer) String() string {
 	s.mu.lock()
 	defer s.mu.unlock()
 	return s.b.String()
+}
+
+// The line counts the requirements as the agent saves them.
+func TestProgressLineCountsSavedRequirements(t *testing.T) {
+	redrawEvery = 0
+	defer func() { redrawEvery = 200 * time.Millisecond }()
+	clearModelEnv(t)
+	root := filepath.Join(t.TempDir(), "ws")
+	code, _, stderr := runWithStreams(t, 200, "run", "--workspace", root, "--job", "n", "../../testdata/sample/retention-policy.pdf")
+	if code != 0 {
+		t.Fatalf("exit %d: %q", code, stderr)
+	}
+	draws := strings.Split(stderr, "\r\x1b[K")
+	last := ""
+	for _, d := range draws {
+		if strings.HasPrefix(d, "step ") {
+			last = d
+		}
+	}
+	recs, _ := readRequirements(t, filepath.Join(root, "job_n"))
+	if want := fmt.Sprintf("· %d requirements ·", len(recs)); !strings.Contains(last, want) {
+		t.Errorf("last line %q lacks %q", last, want)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,11 +54,9 @@ func runLimited(t *testing.T, limit time.Duration, args ...string) (code int, st
 func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CREATOR_MAX_STEPS", "CREATOR_WORKSPACE":
-			continue
+		if k, _, _ := strings.Cut(kv, "="); !slices.Contains(modelEnv, k) {
+			env = append(env, kv)
 		}
-		env = append(env, kv)
 	}
 	return env
 }
@@ -480,9 +479,7 @@ func checkNothingTorn(t *testing.T, dir string) {
 // Two jobs run side by side in one process without interfering: each ends
 // with the output it would have alone. Run with -race (make test does).
 func TestParallelJobs(t *testing.T) {
-	for _, k := range []string{"CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CREATOR_MAX_STEPS"} {
-		t.Setenv(k, "")
-	}
+	clearModelEnv(t)
 	root := filepath.Join(t.TempDir(), "ws")
 	docs := map[string]string{"a": "../../testdata/sample/retention-policy.pdf", "b": "../../testdata/bad/prompt-injection.txt"}
 	var wg sync.WaitGroup

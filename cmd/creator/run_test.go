@@ -49,9 +49,7 @@ func newJobEnv(t *testing.T, h fakellm.Handler) *jobEnv {
 		}
 	})
 	// Keep the environment from choosing a model for the test.
-	for _, k := range []string{"CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", workspace.RootEnv, "CREATOR_MAX_STEPS"} {
-		t.Setenv(k, "")
-	}
+	clearModelEnv(t)
 	return &jobEnv{t: t, root: filepath.Join(dir, "ws"), doc: doc, srv: srv}
 }
 
