@@ -447,12 +447,10 @@ func placeholder(call llm.ToolCall, msg llm.Message, tokens int) string {
 
 var savedPath = regexp.MustCompile(`\.agent/results/[A-Za-z0-9_-]+\.txt`)
 
+// firstLine is the first line of s, clipped to most characters.
 func firstLine(s string, most int) string {
 	s, _, _ = strings.Cut(s, "\n")
-	if r := []rune(s); len(r) > most {
-		return string(r[:most]) + "…"
-	}
-	return s
+	return humanize.Clip(s, most)
 }
 
 // shortenCalls shortens string arguments longer than shortenOver

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"creator/internal/agent"
+	"creator/internal/humanize"
 	"creator/internal/llm"
 	"creator/internal/transcript"
 )
@@ -102,16 +103,16 @@ func (m *Manager) render(old []llm.Message) string {
 		var b strings.Builder
 		switch msg.Role {
 		case llm.RoleUser:
-			b.WriteString("user: " + clip(msg.Content, 1500))
+			b.WriteString("user: " + humanize.Clip(msg.Content, 1500))
 		case llm.RoleAssistant:
 			if t := strings.TrimSpace(msg.Content); t != "" {
-				b.WriteString("assistant: " + clip(t, 1500) + "\n")
+				b.WriteString("assistant: " + humanize.Clip(t, 1500) + "\n")
 			}
 			for _, c := range msg.ToolCalls {
-				fmt.Fprintf(&b, "call %s %s\n", c.Name, clip(c.Arguments, 300))
+				fmt.Fprintf(&b, "call %s %s\n", c.Name, humanize.Clip(c.Arguments, 300))
 			}
 		case llm.RoleTool:
-			fmt.Fprintf(&b, "result of %s: %s", msg.ToolName, clip(msg.Content, 300))
+			fmt.Fprintf(&b, "result of %s: %s", msg.ToolName, humanize.Clip(msg.Content, 300))
 		}
 		parts = append(parts, strings.TrimRight(b.String(), "\n"))
 	}
@@ -128,11 +129,4 @@ func (m *Manager) render(old []llm.Message) string {
 		head = fmt.Sprintf("The conversation so far (its first %d turns are left out for length):\n\n", start)
 	}
 	return head + strings.Join(parts[start:], "\n") + "\n\nWrite the summary now."
-}
-
-func clip(s string, most int) string {
-	if r := []rune(s); len(r) > most {
-		return string(r[:most]) + " …"
-	}
-	return s
 }

@@ -5,6 +5,7 @@
 package planner
 
 import (
+	"creator/internal/humanize"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -123,7 +124,7 @@ func (p *Planner) save(plan *Plan) error {
 
 // Log appends a line to progress.md: "2026-11-21 05:41:07  <text>".
 func (p *Planner) Log(text string) error {
-	line := p.now().UTC().Format("2006-01-02 15:04:05") + "  " + oneLine(text) + "\n"
+	line := p.now().UTC().Format("2006-01-02 15:04:05") + "  " + humanize.OneLine(text) + "\n"
 	return p.files.AppendInternal(ProgressFile, []byte(line))
 }
 
@@ -358,7 +359,7 @@ func Checklist(plan Plan) string {
 			b.WriteString("   ← in progress")
 		}
 		if t.Notes != "" {
-			fmt.Fprintf(&b, "\n      notes: %s", oneLine(t.Notes))
+			fmt.Fprintf(&b, "\n      notes: %s", humanize.OneLine(t.Notes))
 		}
 		b.WriteByte('\n')
 	}
@@ -380,7 +381,7 @@ func checkTexts(texts []string) ([]string, error) {
 	}
 	out := make([]string, len(texts))
 	for i, t := range texts {
-		t = oneLine(t)
+		t = humanize.OneLine(t)
 		if t == "" {
 			return nil, fmt.Errorf("task %d is empty; every task needs a text", i+1)
 		}
@@ -430,6 +431,3 @@ func counts(plan *Plan) (done, total int) {
 	}
 	return done, len(plan.Tasks)
 }
-
-// oneLine collapses whitespace, so a task is always one line of the log.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -167,8 +167,8 @@ func (r *reqTools) save(ctx context.Context, a saveArgs) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rec := requirement.Record{
-		Title: oneLine(a.Title), Text: oneLine(a.Text), Type: string(a.Type), Category: string(a.Category),
-		Priority: string(a.Priority), Confidence: a.Confidence, Rationale: oneLine(a.Rationale), Frameworks: []string{},
+		Title: humanize.OneLine(a.Title), Text: humanize.OneLine(a.Text), Type: string(a.Type), Category: string(a.Category),
+		Priority: string(a.Priority), Confidence: a.Confidence, Rationale: humanize.OneLine(a.Rationale), Frameworks: []string{},
 	}
 	var problems []string
 	switch {
@@ -191,7 +191,7 @@ func (r *reqTools) save(ctx context.Context, a saveArgs) (string, error) {
 	}
 	seen := map[string]bool{}
 	for _, f := range a.Frameworks {
-		if f = oneLine(f); f != "" && !seen[f] {
+		if f = humanize.OneLine(f); f != "" && !seen[f] {
 			seen[f] = true
 			rec.Frameworks = append(rec.Frameworks, f)
 		}
@@ -205,7 +205,7 @@ func (r *reqTools) save(ctx context.Context, a saveArgs) (string, error) {
 	}
 	var notes []string
 	for i, c := range a.Citations {
-		cit, _, note, err := ch.check(requirement.Citation{Document: oneLine(c.Document), Chunk: oneLine(c.Chunk), Page: c.Page, Quote: c.Quote})
+		cit, _, note, err := ch.check(requirement.Citation{Document: humanize.OneLine(c.Document), Chunk: humanize.OneLine(c.Chunk), Page: c.Page, Quote: c.Quote})
 		if err != nil {
 			if len(a.Citations) > 1 {
 				return "", fmt.Errorf("citation %d: %v", i+1, err)
@@ -452,7 +452,7 @@ func (r *reqTools) build(partial string) (string, error) {
 	}
 	var docs []string
 	for _, c := range ch.man.Chunks {
-		if !contains(docs, c.Document) {
+		if !slices.Contains(docs, c.Document) {
 			docs = append(docs, c.Document)
 		}
 	}
@@ -484,14 +484,3 @@ func (r *reqTools) build(partial string) (string, error) {
 	}
 	return msg, nil
 }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

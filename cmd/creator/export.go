@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -66,7 +67,7 @@ func runExport(o *exportOptions) error {
 			format = f
 		}
 	}
-	if !contains(export.Formats, format) {
+	if !slices.Contains(export.Formats, format) {
 		return usageErrorf("unknown format %q: use %s", format, strings.Join(export.Formats, ", "))
 	}
 	job, err := o.openJob(o.jobID)
@@ -137,19 +138,10 @@ func exportSource(id string, data []byte, read func(string) ([]byte, error)) (ex
 	}
 	for _, r := range src.Records {
 		for _, c := range r.Citations {
-			if !contains(src.Documents, c.Document) {
+			if !slices.Contains(src.Documents, c.Document) {
 				src.Documents = append(src.Documents, c.Document)
 			}
 		}
 	}
 	return src, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

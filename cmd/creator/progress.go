@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"creator/compaction"
 	"creator/internal/agent"
@@ -176,22 +175,13 @@ func (p *progress) drawLocked(force bool) {
 	if !force && now.Sub(p.lastDraw) < redrawEvery {
 		return
 	}
-	text := fit(p.line(), p.streams.width()-1)
+	text := humanize.Clip(p.line(), p.streams.width()-1)
 	if p.shown && text == p.lastText {
 		return
 	}
 	p.lastDraw, p.lastText = now, text
 	fmt.Fprint(p.streams.ErrOut, "\r\x1b[K"+text)
 	p.shown = true
-}
-
-// fit cuts s to n characters, ending with "…" when cut.
-func fit(s string, n int) string {
-	if n < 1 || utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 func (p *progress) ModelCalled(c agent.ModelCall) {
@@ -208,10 +198,10 @@ func (p *progress) ModelCalled(c agent.ModelCall) {
 		}
 		p.printLocked(head)
 		if r := strings.TrimSpace(c.Reasoning); r != "" {
-			p.printLocked("  reasoning: " + oneLine(r, 400))
+			p.printLocked("  reasoning: " + humanize.Clip(humanize.OneLine(r), 400))
 		}
 		if t := strings.TrimSpace(c.Content); t != "" {
-			p.printLocked("  text: " + oneLine(t, 400))
+			p.printLocked("  text: " + humanize.Clip(humanize.OneLine(t), 400))
 		}
 	}
 	p.drawLocked(false)
@@ -228,9 +218,9 @@ func (p *progress) ToolCalled(c agent.ToolCall) {
 	if p.verbose {
 		status := "ok"
 		if c.Err != nil {
-			status = "error: " + oneLine(c.Err.Error(), 200)
+			status = "error: " + humanize.Clip(humanize.OneLine(c.Err.Error()), 200)
 		}
-		p.printLocked(fmt.Sprintf("  %s %s → %s (%s)", c.Name, oneLine(c.Arguments, 160), status, c.Duration.Round(100*time.Microsecond)))
+		p.printLocked(fmt.Sprintf("  %s %s → %s (%s)", c.Name, humanize.Clip(humanize.OneLine(c.Arguments), 160), status, c.Duration.Round(100*time.Microsecond)))
 	}
 	p.drawLocked(false)
 }
@@ -261,12 +251,4 @@ func (p *progress) planChanged(e planner.Event) {
 		verb = "completed"
 	}
 	p.printLocked(fmt.Sprintf("[step %d] task %d %s: %s", p.step, e.Task.Number, verb, e.Task.Text))
-}
-
-func oneLine(s string, most int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > most {
-		return string(r[:most]) + "…"
-	}
-	return s
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"creator/internal/humanize"
 )
 
 // runWithStreams runs a command line with stderr as a terminal of the given
@@ -102,7 +104,7 @@ func TestProgressWithoutATerminal(t *testing.T) {
 func TestProgressLineFitsANarrowTerminal(t *testing.T) {
 	p := &progress{streams: &IOStreams{ErrWidth: func() int { return 40 }}, now: time.Now, started: time.Now(), step: 12, done: 2, total: 7,
 		task: "3. Find the candidates in chunks 1 to 10", reqs: 1}
-	line := fit(p.line(), p.streams.width()-1)
+	line := humanize.Clip(p.line(), p.streams.width()-1)
 	if utf8.RuneCountInString(line) != 39 || !strings.HasPrefix(line, "step 12 · 2/7 tasks · 1 requirement · ") || !strings.HasSuffix(line, "…") {
 		t.Errorf("line %q", line)
 	}

@@ -159,25 +159,23 @@ func Markdown(src Source) []byte {
 			fmt.Fprintf(&b, "\n### %s\n", section)
 			lastSection = strings.Join(src.SectionsOf(r), " › ")
 		}
-		fmt.Fprintf(&b, "\n#### %s — %s\n\n", r.ID, oneLine(r.Title))
+		fmt.Fprintf(&b, "\n#### %s — %s\n\n", r.ID, humanize.OneLine(r.Title))
 		meta := []string{"**" + r.Type + "**", r.Priority + " priority", strings.ReplaceAll(r.Category, "_", "-")}
 		if len(r.Frameworks) > 0 {
 			meta = append(meta, "frameworks: "+strings.Join(r.Frameworks, ", "))
 		}
 		meta = append(meta, fmt.Sprintf("confidence %.2f", r.Confidence))
-		fmt.Fprintf(&b, "%s\n\n%s\n\n", strings.Join(meta, " · "), oneLine(r.Text))
+		fmt.Fprintf(&b, "%s\n\n%s\n\n", strings.Join(meta, " · "), humanize.OneLine(r.Text))
 		for _, c := range r.Citations {
 			where := c.Document
 			if c.Page > 0 {
 				where += fmt.Sprintf(", p. %d", c.Page)
 			}
-			fmt.Fprintf(&b, "> %s\n>\n> — %s (%s)\n\n", oneLine(c.Quote), where, c.Chunk)
+			fmt.Fprintf(&b, "> %s\n>\n> — %s (%s)\n\n", humanize.OneLine(c.Quote), where, c.Chunk)
 		}
 		if r.Rationale != "" {
-			fmt.Fprintf(&b, "Why: %s\n", oneLine(r.Rationale))
+			fmt.Fprintf(&b, "Why: %s\n", humanize.OneLine(r.Rationale))
 		}
 	}
 	return b.Bytes()
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Int formats an integer with thousands separators: 1234567 → "1,234,567".
@@ -69,4 +70,18 @@ func Noun(n int, word string) string {
 		return word[:len(word)-1] + "ies"
 	}
 	return word + "s"
+}
+
+// OneLine folds every run of white space, line breaks included, into one
+// space, for text shown or stored on a single line.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Clip cuts s to at most n characters, the last of them "…" when it was
+// cut; n below 1 leaves s whole.
+func Clip(s string, n int) string {
+	if n < 1 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }

@@ -25,6 +25,10 @@ func TestFormats(t *testing.T) {
 		{Plural(2, "entry"), "2 entries"},
 		{Plural(0, "entry"), "0 entries"},
 		{Plural(3, "day"), "3 days"},
+		{OneLine(" a\n\tb  c \n"), "a b c"},
+		{Clip("Prüfung der Belege", 8), "Prüfung…"},
+		{Clip("kurz", 8), "kurz"},
+		{Clip("kurz", 0), "kurz"},
 	}
 	for _, c := range cases {
 		if c.got != c.want {

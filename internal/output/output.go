@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +57,7 @@ func Summary(recs []requirement.Record, documents []string) []byte {
 		keys := append([]string(nil), order...)
 		var extra []string
 		for k := range n {
-			if !contains(order, k) {
+			if !slices.Contains(order, k) {
 				extra = append(extra, k)
 			}
 		}
@@ -93,7 +94,7 @@ func Sources(r requirement.Record) string {
 		}
 		if c.Page > 0 {
 			p := strconv.Itoa(c.Page)
-			if !contains(byDoc[c.Document], p) {
+			if !slices.Contains(byDoc[c.Document], p) {
 				byDoc[c.Document] = append(byDoc[c.Document], p)
 			}
 		} else if byDoc[c.Document] == nil {
@@ -137,12 +138,3 @@ func CSV(recs []requirement.Record) ([]byte, error) {
 }
 
 func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
