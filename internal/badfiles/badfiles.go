@@ -6,7 +6,6 @@
 package badfiles
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -62,25 +61,6 @@ func randomBytes(n int) []byte {
 	return b
 }
 
-// raw writes a PDF from object bodies (numbered from 1) with a correct
-// cross-reference table; trailer adds entries to the trailer dictionary.
-func raw(objects []string, trailer string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objects))
-	for i, o := range objects {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, trailer, xref)
-	return b.Bytes()
-}
-
 func stream(content string) string {
 	return fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content)
 }
@@ -94,33 +74,32 @@ const (
 // encrypted has the standard security handler in its trailer, with a user
 // password.
 func encrypted() []byte {
-	return raw([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, stream(text), helvetica,
-		"<< /Filter /Standard /V 1 /R 2 /O <" + strings.Repeat("ab", 32) + "> /U <" + strings.Repeat("cd", 32) + "> /P -44 >>"},
-		" /Encrypt 6 0 R /ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]")
+	return (&pdfwrite.Document{Encrypted: true, Pages: []pdfwrite.Page{{Texts: []pdfwrite.Text{{X: 72, Y: 700, Size: 12, S: "Records must be kept."}}}}}).Bytes()
 }
 
-// noTextLayer draws a shape and shows no text, as a scan without OCR.
+// noTextLayer has an image and no text, as a scan without OCR.
 func noTextLayer() []byte {
-	return raw([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>", stream("0 0 1 rg 100 100 200 200 re f")}, "")
+	return (&pdfwrite.Document{Pages: []pdfwrite.Page{{Image: true}}}).Bytes()
 }
+
+// The other damaged files are written object by object.
 
 // nestedObjects nests arrays depth deep inside the catalog.
 func nestedObjects(depth int) []byte {
 	catalog := "<< /Type /Catalog /Pages 2 0 R /Deep " + strings.Repeat("[", depth) + strings.Repeat("]", depth) + " >>"
-	return raw([]string{catalog, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, stream(text), helvetica}, "")
+	return pdfwrite.Objects([]string{catalog, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, stream(text), helvetica}, "")
 }
 
 // nestedContent nests arrays depth deep in the page's content stream,
 // after its text.
 func nestedContent(depth int) []byte {
 	content := text + " " + strings.Repeat("[", depth) + strings.Repeat("]", depth) + " TJ"
-	return raw([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, stream(content), helvetica}, "")
+	return pdfwrite.Objects([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, stream(content), helvetica}, "")
 }
 
 // pageTreeCycle lists the page tree node among its own kids.
 func pageTreeCycle() []byte {
-	return raw([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>", page, stream(text), helvetica}, "")
+	return pdfwrite.Objects([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>", page, stream(text), helvetica}, "")
 }
 
 // invalidUTF8 is Latin-1 text with stray bytes that are not UTF-8.

@@ -97,26 +97,34 @@ func (d *Document) Bytes() []byte {
 		enc = add("<< /Filter /Standard /V 1 /R 2 /Length 40 /P -44 /O <" + strings.Repeat("5a", 32) + "> /U <" + strings.Repeat("a5", 32) + "> >>")
 	}
 
+	var trailer strings.Builder
+	if info > 0 {
+		fmt.Fprintf(&trailer, " /Info %d 0 R", info)
+	}
+	if enc > 0 {
+		fmt.Fprintf(&trailer, " /Encrypt %d 0 R /ID [<%s> <%s>]", enc, strings.Repeat("01", 16), strings.Repeat("01", 16))
+	}
+	return Objects(objs, trailer.String())
+}
+
+// Objects writes a PDF file from the bodies of its objects, numbered from
+// 1 (the first must be the catalog), with a correct cross-reference table;
+// trailer holds more entries for the trailer dictionary (" /Info 9 0 R").
+// Tests build damaged files with it.
+func Objects(objects []string, trailer string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
+	offsets := make([]int, len(objects))
+	for i, o := range objects {
 		offsets[i] = b.Len()
 		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
 	}
 	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
 	for _, off := range offsets {
 		fmt.Fprintf(&b, "%010d 00000 n \n", off)
 	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root %d 0 R", len(objs)+1, catalog)
-	if info > 0 {
-		fmt.Fprintf(&b, " /Info %d 0 R", info)
-	}
-	if enc > 0 {
-		fmt.Fprintf(&b, " /Encrypt %d 0 R /ID [<%s> <%s>]", enc, strings.Repeat("01", 16), strings.Repeat("01", 16))
-	}
-	fmt.Fprintf(&b, " >>\nstartxref\n%d\n%%%%EOF\n", xref)
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, trailer, xref)
 	return b.Bytes()
 }
 
