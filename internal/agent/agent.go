@@ -288,9 +288,9 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
 			var failed bool
 			switch {
 			case stopReason != "":
-				result, failed = "error: not run, because the job stopped: "+stopReason, true
+				result, failed = notRun+"stopped: "+stopReason, true
 			case ctx.Err() != nil:
-				result, failed = "error: not run, because the job was interrupted", true
+				result, failed = notRun+"was interrupted", true
 			default:
 				result, failed = a.callTool(ctx, step, tc, fails)
 			}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"creator/internal/llm"
 	"creator/internal/transcript"
@@ -20,6 +21,17 @@ const ResumeNote = "The job was interrupted and has now been resumed. Files writ
 // InterruptedResult answers a tool call that was cut off by the interruption.
 const InterruptedResult = "error: this call was interrupted when the job stopped, and it is not known whether it took effect. " +
 	"Check the workspace (list_files, read_file) before repeating it."
+
+// notRun starts the result of a call skipped because the job stopped
+// during its step.
+const notRun = "error: not run, because the job "
+
+// DidNotRun reports whether a tool result says the call did not run, or
+// may not have: cut off by an interruption, or skipped because the job
+// stopped during its step. A model may repeat such a call.
+func DidNotRun(result string) bool {
+	return result == InterruptedResult || strings.HasPrefix(result, notRun)
+}
 
 // Rebuild replays a transcript: the conversation as it stood, and the
 // job's totals (sums of the step records).

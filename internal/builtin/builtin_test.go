@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"creator/internal/agent"
 	"creator/internal/llm"
 )
 
@@ -227,7 +228,7 @@ func TestRecoveryAfterAKill(t *testing.T) {
 	chunk := func(n int) string {
 		return fmt.Sprintf("     1\t[chunk_%03d | p.pdf | p. 1 | 1 Scope]\n     2\t\n     3\tThe operator must keep record %d for ten years.\n[3 lines, whole file]", n, n)
 	}
-	interrupted := "error: this call was interrupted when the job stopped, and it is not known whether it took effect."
+	interrupted := agent.InterruptedResult
 	start := []llm.Message{
 		{Role: llm.RoleUser, Content: "Job j. Source documents: input/p.pdf (2.0 KB)."},
 		{Role: llm.RoleUser, Content: "Summary.\n" + plan},
@@ -250,6 +251,17 @@ func TestRecoveryAfterAKill(t *testing.T) {
 	json.Unmarshal([]byte(r2.ToolCalls[0].Arguments), &got)
 	if names(r2.ToolCalls) != "save_requirement,read_file" || !reflect.DeepEqual(got, want) || !strings.Contains(r2.ToolCalls[1].Arguments, "chunk_002") {
 		t.Fatalf("after the kill: %s %v", names(r2.ToolCalls), r2.ToolCalls)
+	}
+	// Stopped by Ctrl-C after the save was cut off, the rest skipped: the same.
+	stopped := exchange(msgs, r, interrupted, "error: not run, because the job was interrupted")
+	stopped = append(stopped, llm.Message{Role: llm.RoleUser, Content: "The job was interrupted and has now been resumed."})
+	if r := ask(t, stopped); names(r.ToolCalls) != "save_requirement,read_file" {
+		t.Fatalf("after Ctrl-C: %s", names(r.ToolCalls))
+	}
+	skipped := exchange(msgs, r, "error: not run, because the job was interrupted", "error: not run, because the job was interrupted")
+	skipped = append(skipped, llm.Message{Role: llm.RoleUser, Content: "The job was interrupted and has now been resumed."})
+	if r := ask(t, skipped); names(r.ToolCalls) != "save_requirement,read_file" {
+		t.Fatalf("after a save skipped by the stop: %s", names(r.ToolCalls))
 	}
 
 	// The same, but the save's quote was shortened by a clearing: chunk_001

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"creator/internal/agent"
 	"creator/internal/llm"
 )
 
@@ -352,8 +353,8 @@ type chunkRead struct {
 // lastChunkRead is the last chunk read in the latest step, if its result
 // is whole.
 // savesToRepeat returns the requirements of the last step that were never
-// saved because the call did not run: cut off when the job stopped, or
-// garbled on the way to the tools (an unknown tool name). Saving one again
+// saved because the call did not run: cut off or skipped when the job
+// stopped, or garbled on the way to the tools (an unknown tool name). Saving one again
 // is harmless: an existing requirement keeps its id. Saves refused for
 // their content are not repeated; they would only fail again. When context
 // management has shortened such a call's arguments, the call cannot be
@@ -363,10 +364,9 @@ func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
 		return nil, 0
 	}
 	for _, cr := range c.steps[len(c.steps)-1].calls {
-		interrupted := strings.HasPrefix(cr.result, "error: this call was interrupted")
 		garbled := strings.HasPrefix(cr.result, "error: there is no tool named")
 		cits, isSave := cr.args["citations"].([]any)
-		if !(interrupted || garbled) || !isSave {
+		if !(agent.DidNotRun(cr.result) || garbled) || !isSave {
 			continue
 		}
 		if strings.Contains(cr.call.Arguments, "[shortened: ") {

@@ -16,6 +16,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"creator/internal/agent"
 	"creator/internal/llm"
 )
 
@@ -259,7 +260,7 @@ func Script(steps ...[]llm.ToolCall) Handler {
 			complete := true
 			for _, tc := range m.ToolCalls {
 				res, ok := results[tc.ID]
-				if !ok || strings.HasPrefix(res, "error: this call was interrupted") || strings.HasPrefix(res, "error: not run") {
+				if !ok || agent.DidNotRun(res) {
 					complete = false
 				}
 			}
