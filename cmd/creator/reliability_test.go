@@ -237,8 +237,8 @@ func TestHostileToolCalls(t *testing.T) {
 		!strings.Contains(e.read("h", "plan.json"), `"status": "completed"`) {
 		t.Error("the job's input, job.json or plan.json was damaged")
 	}
-	if _, err := os.Stat("C:"); err == nil {
-		t.Error("a Windows drive path became a folder")
+	if _, err := os.Stat(filepath.Join(e.jobDir("h"), "C:")); err == nil {
+		t.Error("a Windows drive path became a folder in the job")
 	}
 }
 

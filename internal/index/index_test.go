@@ -1,9 +1,11 @@
 package index
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -182,24 +184,55 @@ func TestChangesAndRemovals(t *testing.T) {
 
 func TestFailedUpdatesAreRetriedBeforeSearch(t *testing.T) {
 	dir := folder(t)
-	x := open(t, dir)
-	// An unreadable file cannot be indexed; once readable, the next search
-	// takes it in.
-	write(t, dir, "notes/locked.md", "sealed envelope\n")
-	p := filepath.Join(dir, "notes", "locked.md")
-	os.Chmod(p, 0)
-	if f, err := os.Open(p); err == nil {
-		f.Close()
-		t.Skip("running with permissions that read any file")
+	persisterNap = 0
+	fsys := &failingFS{FS: os.DirFS(dir), fail: map[string]bool{}}
+	x, err := Open(dir, fsys)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { x.Close() })
+	// A file that cannot be read is not indexed; once it can, the next
+	// search takes it in.
+	write(t, dir, "notes/locked.md", "sealed envelope\n")
+	fsys.set("notes/locked.md", true)
 	x.FileChanged("notes/locked.md")
 	if !x.dirty["notes/locked.md"] {
 		t.Fatal("the failure was not kept")
 	}
-	os.Chmod(p, 0o644)
+	if got := paths(t, x, "envelope"); len(got) != 0 {
+		t.Fatalf("hits while unreadable %v", got)
+	}
+	fsys.set("notes/locked.md", false)
 	if got := paths(t, x, "envelope"); len(got) != 1 {
 		t.Fatalf("hits %v", got)
 	}
+	if x.dirty["notes/locked.md"] {
+		t.Error("the file is still marked for another try")
+	}
+}
+
+// failingFS fails to open the files it is told to, as a file without read
+// permission does for a user other than root.
+type failingFS struct {
+	fs.FS
+	mu   sync.Mutex
+	fail map[string]bool
+}
+
+func (f *failingFS) set(name string, fail bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail[name] = fail
+}
+
+func (f *failingFS) Open(name string) (fs.File, error) {
+	f.mu.Lock()
+	fail := f.fail[name]
+	f.mu.Unlock()
+	if fail {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return f.FS.Open(name)
 }
 
 func TestPassagesAndHitLines(t *testing.T) {
