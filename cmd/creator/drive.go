@@ -250,7 +250,7 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 		verb = "resumed"
 	}
 	_ = pl.Log(fmt.Sprintf("job %s with model %s", verb, m.name))
-	_, startTotals := agent.Rebuild(recs)
+	conv, startTotals := agent.Rebuild(recs)
 	rec.JobStarted(m.name, resuming, startTotals.Steps, settings)
 	prog.start(verb, m.name, info, startTotals)
 	if o.verbose {
@@ -264,7 +264,7 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 
 	var out agent.Outcome
 	if resuming {
-		out, err = a.Resume(ctx, recs, firstMessage(job.ID, info))
+		out, err = a.ResumeRebuilt(ctx, conv, startTotals, firstMessage(job.ID, info))
 	} else {
 		out, err = a.Start(ctx, firstMessage(job.ID, info))
 	}

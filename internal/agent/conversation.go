@@ -70,6 +70,12 @@ func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 // An empty transcript starts the job afresh with firstMessage.
 func (a *Agent) Resume(ctx context.Context, recs []transcript.Record, firstMessage string) (Outcome, error) {
 	conv, totals := Rebuild(recs)
+	return a.ResumeRebuilt(ctx, conv, totals, firstMessage)
+}
+
+// ResumeRebuilt is Resume for a caller that has rebuilt the transcript
+// already (and shows its totals before the loop starts).
+func (a *Agent) ResumeRebuilt(ctx context.Context, conv *Conversation, totals Totals, firstMessage string) (Outcome, error) {
 	a.totals = totals
 	if err := a.Journal.Append(transcript.Record{Type: transcript.TypeResume, Step: totals.Steps, Note: "resumed"}); err != nil {
 		return Outcome{}, err
@@ -88,10 +94,6 @@ func (a *Agent) Resume(ctx context.Context, recs []transcript.Record, firstMessa
 	}
 	return a.Run(ctx, conv)
 }
-
-// SetTotals sets the job's figures before Run, for a caller that rebuilt
-// the conversation itself.
-func (a *Agent) SetTotals(t Totals) { a.totals = t }
 
 // repair answers tool calls that have no result. A crash can only leave
 // them at the end of the conversation, after the last assistant message.
