@@ -12,8 +12,9 @@ import (
 // removed, whitespace collapsed to single spaces, a hyphen between two
 // letters dropped together with a line break after it (so "Aufbewah-\nrung"
 // and "Aufbewahrung" compare equal, as do "multi-factor" and "multifactor"),
-// ligatures spelled out, typographic quotes and dashes made plain, soft
-// hyphens dropped. Offsets maps each byte of Text to a byte of the original.
+// ligatures spelled out, every dash made a hyphen and every quotation mark
+// and apostrophe one and the same, soft hyphens and zero-width characters
+// dropped. Offsets maps each byte of Text to a byte of the original.
 type Normalized struct {
 	Text    string
 	Offsets []int
@@ -33,6 +34,9 @@ func Normalize(s string) Normalized {
 			continue
 		}
 		for i, r := range line {
+			if invisible(r) {
+				continue
+			}
 			src, at = append(src, r), append(at, start+i)
 		}
 	}
@@ -49,8 +53,6 @@ func Normalize(s string) Normalized {
 	for i := 0; i < len(src); i++ {
 		r := src[i]
 		switch {
-		case r == '\u00ad':
-			continue
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
 			continue
@@ -68,7 +70,9 @@ func Normalize(s string) Normalized {
 			emit(' ', at[i])
 			space = false
 		}
-		if rep, ok := replacements[r]; ok {
+		if isHyphen(r) {
+			emit('-', at[i])
+		} else if rep, ok := replacements[r]; ok {
 			for _, rr := range rep {
 				emit(rr, at[i])
 			}
@@ -80,12 +84,36 @@ func Normalize(s string) Normalized {
 	return Normalized{Text: b.String(), Offsets: offs}
 }
 
-func isHyphen(r rune) bool { return r == '-' || r == '\u2010' || r == '\u2011' }
+// invisible is true for the soft hyphen and the zero-width characters,
+// which a copy may gain or lose without anyone seeing it.
+func invisible(r rune) bool {
+	switch r {
+	case '\u00ad', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff':
+		return true
+	}
+	return false
+}
+
+// isHyphen is true for the hyphen and every dash a typesetter or a model
+// may put in its place: hyphen, non-breaking hyphen, figure dash, en and em
+// dash, minus, small and full-width hyphen-minus. Treating them alike makes
+// "e–mails" and "e-mails" equal.
+func isHyphen(r rune) bool {
+	switch r {
+	case '-', '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212', '\ufe58', '\ufe63', '\uff0d':
+		return true
+	}
+	return false
+}
 
 var replacements = map[rune]string{
 	'\ufb00': "ff", '\ufb01': "fi", '\ufb02': "fl", '\ufb03': "ffi", '\ufb04': "ffl", '\ufb05': "st", '\ufb06': "st",
-	'“': `"`, '”': `"`, '„': `"`, '‟': `"`, '«': `"`, '»': `"`, '‘': "'", '’': "'", '‚': "'", '‛': "'",
-	'–': "-", '—': "-", '\u2212': "-", '…': "...", '\u00a0': " ",
+	// Every quotation mark and apostrophe compares equal: a model writing
+	// JSON often swaps double quotes for single ones, and typesetters
+	// choose freely among them.
+	'"': "'", '“': "'", '”': "'", '„': "'", '‟': "'", '«': "'", '»': "'", '‹': "'", '›': "'",
+	'‘': "'", '’': "'", '‚': "'", '‛': "'", '`': "'", '´': "'", '\u2032': "'", '\u2033': "'",
+	'…': "...",
 }
 
 // Clean is source text as a stored quote: page marker lines left out,
@@ -135,38 +163,104 @@ func PageAt(text string, off, first int) int {
 	return page
 }
 
-// Closest returns the passage of text most like quote: the run of words
-// of the quote's length sharing the most words with it. It helps the model
-// correct a quote that was not copied exactly.
-func Closest(text, quote string) string {
-	words := strings.Fields(text)
-	want := strings.Fields(quote)
-	if len(words) == 0 || len(want) == 0 {
-		return ""
+// resemblance is the share of words a passage must have in common with a
+// quote (as an F1 score over the words of both) before it is offered as
+// the passage the quote was meant to copy. Below it the passage is some
+// other sentence that happens to share common words, and offering it
+// leads the model to cite the wrong text.
+const resemblance = 0.6
+
+// Closest returns the passage of text most like quote, as it stands in the
+// text (whitespace collapsed), and whether it resembles the whole quote:
+// at least resemblance of the words of both in common. It helps the model
+// correct a quote that was not copied exactly; a quote that is a
+// translation, a paraphrase or a fragment of another sentence has no
+// closest passage.
+func Closest(text, quote string) (string, bool) {
+	want := words(Normalize(quote).Text)
+	if len(want) == 0 {
+		return "", false
+	}
+	n := Normalize(text)
+	have := words(n.Text)
+	if len(have) == 0 {
+		return "", false
 	}
 	bag := map[string]int{}
 	for _, w := range want {
-		bag[strings.ToLower(w)]++
+		bag[w.key]++
 	}
-	n := min(len(want), len(words))
-	best, bestAt := -1, 0
-	for i := 0; i+n <= len(words); i++ {
+	best, bestAt, bestLen := -1.0, 0, 0
+	lo, hi := max(1, len(want)-len(want)/4), min(len(have), len(want)+len(want)/4)
+	for size := lo; size <= hi; size++ {
 		seen := map[string]int{}
-		score := 0
-		for _, w := range words[i : i+n] {
-			k := strings.ToLower(w)
-			if seen[k] < bag[k] {
-				score++
+		common := 0
+		for i, w := range have {
+			if seen[w.key] < bag[w.key] {
+				common++
 			}
-			seen[k]++
-		}
-		if score > best {
-			best, bestAt = score, i
+			seen[w.key]++
+			if i >= size {
+				old := have[i-size].key
+				seen[old]--
+				if seen[old] < bag[old] {
+					common--
+				}
+			}
+			if i >= size-1 {
+				if f1 := 2 * float64(common) / float64(size+len(want)); f1 > best {
+					best, bestAt, bestLen = f1, i-size+1, size
+				}
+			}
 		}
 	}
-	out := strings.Join(words[bestAt:bestAt+n], " ")
+	if best < resemblance {
+		return "", false
+	}
+	first, last := have[bestAt], have[bestAt+bestLen-1]
+	_, size := utf8.DecodeRuneInString(text[n.Offsets[last.end-1]:])
+	out := Clean(text[n.Offsets[first.start] : n.Offsets[last.end-1]+size])
 	if r := []rune(out); len(r) > 400 {
 		out = string(r[:400]) + "…"
 	}
+	return out, true
+}
+
+// word is one word of a normalised text: its comparison key (lower case,
+// without surrounding punctuation) and its byte span.
+type word struct {
+	key        string
+	start, end int
+}
+
+func words(s string) []word {
+	var out []word
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		raw := s[start:end]
+		key := strings.ToLower(strings.TrimFunc(raw, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		if key != "" {
+			out = append(out, word{key: key, start: start, end: end})
+		}
+		start = -1
+	}
+	for i, r := range s {
+		if r == ' ' {
+			flush(i)
+		} else if start < 0 {
+			start = i
+		}
+	}
+	flush(len(s))
 	return out
+}
+
+// Ellipsis reports whether a quote leaves words out with an ellipsis
+// ("…", "...", "[…]"), which a verbatim quote cannot do unless the source
+// itself has one there.
+func Ellipsis(quote string) bool {
+	return strings.Contains(Normalize(quote).Text, "...")
 }

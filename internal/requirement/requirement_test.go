@@ -83,7 +83,54 @@ func TestFind(t *testing.T) {
 	if got := Clean(chunk[start:end]); got != "Ein \ufb01xer Satz mit “Zitat”" {
 		t.Errorf("Clean = %q: the page marker must not be part of a stored quote", got)
 	}
-	if got := Closest(chunk, "sind zehn Jahre lang aufzubewahren"); !strings.Contains(got, "zehn Jahre lang") {
-		t.Errorf("Closest = %q", got)
+	if got, ok := Closest(chunk, "sind zehn Jahre lang aufzubewahren"); !ok || got != "sind zehn Jahre lang unver- änderbar aufzubewahren." {
+		t.Errorf("Closest = %q, %v", got, ok)
+	}
+}
+
+func TestTypographicVariantsMatch(t *testing.T) {
+	chunk := "Incoming e-mails must be archived in their original form. The so-called ‘audit trail’ must not be altered.\u00a0Invoices\u2011copies are kept."
+	for _, quote := range []string{
+		"Incoming e–mails must be archived in their original form.",      // en dash
+		"Incoming e—mails must be archived in their original form.",      // em dash
+		"Incoming e\u2011mails must be archived in their original form.", // non-breaking hyphen
+		"Incoming e\u2212mails must be archived in their\u00a0original form.",
+		`The so-called "audit trail" must not be altered.`,
+		"The so‐called 'audit trail' must not be altered. Invoices-copies are kept.",
+		"Incoming e-\u200bmails must be archived",
+	} {
+		if _, _, ok := Find(chunk, quote); !ok {
+			t.Errorf("Find(%q) failed", quote)
+		}
+	}
+	if _, _, ok := Find(chunk, "Incoming e–mails must be stored in their original form."); ok {
+		t.Error("a changed word must still be refused")
+	}
+}
+
+func TestClosestOffersOnlyAResemblingPassage(t *testing.T) {
+	german := "Die Buchungen sind zeitnah zu erfassen. Aufzeichnungen dürfen nicht in einer Weise verändert werden, dass der ursprüngliche Inhalt nicht mehr feststellbar ist. Das gilt auch für elektronische Unterlagen."
+	english := "Records must not be altered in a way that the original content can no longer be determined."
+	if got, ok := Closest(german, english); ok {
+		t.Errorf("an English rendering of a German sentence was offered %q", got)
+	}
+	// A quote with a few words changed gets the sentence it was copied from.
+	quote := "Aufzeichnungen dürfen nicht so verändert werden, dass der ursprüngliche Inhalt nicht feststellbar ist."
+	got, ok := Closest(german, quote)
+	if !ok || !strings.HasPrefix(got, "Aufzeichnungen dürfen nicht in einer Weise verändert werden") || !strings.Contains(got, "nicht mehr feststellbar ist") {
+		t.Errorf("Closest(%q) = %q, %v", quote, got, ok)
+	}
+	// The tail of a sentence does not resemble a quote of the whole.
+	text := "Records must be stored in the archive. The archive keeps every record without the change being logged by the operator."
+	if got, ok := Closest(text, "Records must be stored in the archive system so that nothing can be changed without the change being logged."); ok && !strings.HasPrefix(got, "Records must be stored") {
+		t.Errorf("a fragment was offered: %q", got)
+	}
+	for _, q := range []string{"Records must be stored in the … without the change being logged.", "kept ... for ten years", "kept […] for ten years", "kept [...] for ten years"} {
+		if !Ellipsis(q) {
+			t.Errorf("Ellipsis(%q) = false", q)
+		}
+	}
+	if Ellipsis("Records must be kept for ten years.") {
+		t.Error("Ellipsis of a plain quote")
 	}
 }
