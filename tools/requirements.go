@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -64,7 +66,7 @@ type reqTools struct {
 }
 
 type citationArgs struct {
-	Document string `json:"document" jsonschema:"the source document's name as in the chunk's header line, e.g. GoBD.pdf"`
+	Document string `json:"document,omitempty" jsonschema:"the source document's name as in the chunk's header line, e.g. GoBD.pdf; taken from the chunk when left out"`
 	Chunk    string `json:"chunk" jsonschema:"the chunk id, e.g. chunk_007"`
 	Page     int    `json:"page,omitempty" jsonschema:"page of the quote; taken from the chunk when left out"`
 	Quote    string `json:"quote" jsonschema:"the source text, copied exactly from the chunk"`
@@ -76,7 +78,7 @@ type saveArgs struct {
 	Type       reqType        `json:"type"`
 	Category   reqCategory    `json:"category"`
 	Priority   reqPriority    `json:"priority"`
-	Frameworks []string       `json:"frameworks,omitempty" jsonschema:"e.g. GoBD, GDPR; leave out when none applies"`
+	Frameworks []string       `json:"frameworks,omitempty" list:"names" jsonschema:"e.g. GoBD, GDPR; leave out when none applies"`
 	Citations  []citationArgs `json:"citations" jsonschema:"one or more places in the source that state the requirement"`
 	Confidence float64        `json:"confidence" jsonschema:"0 to 1: how sure you are that this is a requirement as written"`
 	Rationale  string         `json:"rationale" jsonschema:"why this is a requirement: the cue and its context"`
@@ -129,16 +131,32 @@ func (c *chunks) unknown(id string) error {
 }
 
 // check verifies a citation: the chunk exists and belongs to the document,
-// and the quote is in it. It returns the citation as stored: the quote as
-// it stands in the source (whitespace collapsed) and its page.
-func (c *chunks) check(cit requirement.Citation) (requirement.Citation, int, string, error) {
+// and the quote is in it. It returns the citation as stored (the chunk id
+// and document name in their canonical form, the quote as it stands in the
+// source with whitespace collapsed, and its page), the quote's offset in
+// the chunk, and notes on what was read how or corrected.
+func (c *chunks) check(cit requirement.Citation) (requirement.Citation, int, []string, error) {
+	var notes []string
+	id, note, err := c.resolve(cit.Chunk)
+	if err != nil {
+		return cit, 0, nil, err
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
+	cit.Chunk = id
 	mc, body, err := c.body(cit.Chunk)
 	if err != nil {
-		return cit, 0, "", err
+		return cit, 0, nil, err
 	}
-	if cit.Document != mc.Document {
-		return cit, 0, "", fmt.Errorf("%s is part of %s, not %s", cit.Chunk, mc.Document, cit.Document)
+	doc, note, err := documentOf(cit.Document, mc)
+	if err != nil {
+		return cit, 0, nil, err
 	}
+	if note != "" {
+		notes = append(notes, note)
+	}
+	cit.Document = doc
 	start, end, ok := requirement.Find(body, cit.Quote)
 	if !ok {
 		for _, other := range c.man.Chunks {
@@ -147,20 +165,77 @@ func (c *chunks) check(cit requirement.Citation) (requirement.Citation, int, str
 			}
 			if _, ob, err := c.body(other.ID); err == nil {
 				if _, _, found := requirement.Find(ob, cit.Quote); found {
-					return cit, 0, "", fmt.Errorf("the quote is in %s, not in %s; cite that chunk", other.ID, cit.Chunk)
+					return cit, 0, nil, fmt.Errorf("the quote is in %s, not in %s; cite that chunk", other.ID, cit.Chunk)
 				}
 			}
 		}
-		return cit, 0, "", fmt.Errorf("the quote was not found in %s. The closest passage there is: «%s». Copy the text exactly from the chunk", cit.Chunk, requirement.Closest(body, cit.Quote))
+		return cit, 0, nil, quoteNotFound(cit, body)
 	}
-	note := ""
 	page := requirement.PageAt(body, start, mc.FirstPage)
 	if cit.Page != 0 && cit.Page != page && page != 0 {
-		note = fmt.Sprintf("page %d of the quote in %s corrected to %d", cit.Page, cit.Chunk, page)
+		notes = append(notes, fmt.Sprintf("page %d of the quote in %s corrected to %d", cit.Page, cit.Chunk, page))
 	}
 	cit.Page = page
 	cit.Quote = requirement.Clean(body[start:end])
-	return cit, start, note, nil
+	return cit, start, notes, nil
+}
+
+var chunkNumberRE = regexp.MustCompile(`^(?:chunk[ _-]?)?0*(\d+)$`)
+
+// resolve finds the chunk an id names: the id itself, or the same chunk
+// written as a file name or path ("chunk_003.md", "chunks/chunk_003.md"),
+// in another case, or by its number ("3", "chunk 3"). The note says what
+// was read how.
+func (c *chunks) resolve(id string) (string, string, error) {
+	if _, ok := c.man.Find(id); ok {
+		return id, "", nil
+	}
+	s := strings.ToLower(strings.TrimSpace(id))
+	s = strings.TrimPrefix(s, "./")
+	s = strings.TrimPrefix(s, "chunks/")
+	s = strings.TrimSuffix(s, ".md")
+	if m := chunkNumberRE.FindStringSubmatch(s); m != nil {
+		for _, mc := range c.man.Chunks {
+			if n := chunkNumberRE.FindStringSubmatch(mc.ID); n != nil && strings.TrimLeft(n[1], "0") == strings.TrimLeft(m[1], "0") {
+				return mc.ID, fmt.Sprintf("read chunk %q as %q", id, mc.ID), nil
+			}
+		}
+	}
+	return "", "", c.unknown(id)
+}
+
+// documentOf checks the document a citation names against the chunk's:
+// the same name, given as a path in input/, in another case, as the text
+// extracted from it, or left out, all name it.
+func documentOf(given string, mc document.ManifestChunk) (string, string, error) {
+	if given == mc.Document {
+		return given, "", nil
+	}
+	if given == "" {
+		return mc.Document, "", nil
+	}
+	name := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(given), "./"), "input/")
+	switch {
+	case name == mc.Document, strings.EqualFold(name, mc.Document):
+		return mc.Document, fmt.Sprintf("read document %q as %q", given, mc.Document), nil
+	case mc.Source != "" && (name == path.Base(mc.Source) || strings.TrimPrefix(given, "./") == mc.Source):
+		return mc.Document, fmt.Sprintf("read document %q, the text extracted from %s, as %q", given, mc.Document, mc.Document), nil
+	}
+	return "", "", fmt.Errorf("%s is part of %s, not %s", mc.ID, mc.Document, given)
+}
+
+// quoteNotFound says why a quote is not in its chunk and what to do: cite
+// the parts of a quote shortened with an ellipsis separately; copy the
+// passage that resembles the quote; or, when none does (a translation, a
+// paraphrase), copy a sentence of the chunk as it stands.
+func quoteNotFound(cit requirement.Citation, body string) error {
+	if requirement.Ellipsis(cit.Quote) {
+		return fmt.Errorf("the quote leaves words out with an ellipsis, and a quote must be verbatim: cite each part as a separate citation (several citations of %s are fine), or copy the whole passage without leaving anything out", cit.Chunk)
+	}
+	if passage, ok := requirement.Closest(body, cit.Quote); ok {
+		return fmt.Errorf("the quote was not found in %s. The closest passage there is: «%s». Copy the text exactly from the chunk", cit.Chunk, passage)
+	}
+	return fmt.Errorf("the quote was not found in %s, and no passage of %s resembles it. Copy a sentence from the chunk word for word, in the document's own language: do not translate, paraphrase or combine sentences", cit.Chunk, cit.Chunk)
 }
 
 func (r *reqTools) save(ctx context.Context, a saveArgs) (string, error) {
@@ -205,16 +280,14 @@ func (r *reqTools) save(ctx context.Context, a saveArgs) (string, error) {
 	}
 	var notes []string
 	for i, c := range a.Citations {
-		cit, _, note, err := ch.check(requirement.Citation{Document: humanize.OneLine(c.Document), Chunk: humanize.OneLine(c.Chunk), Page: c.Page, Quote: c.Quote})
+		cit, _, cnotes, err := ch.check(requirement.Citation{Document: humanize.OneLine(c.Document), Chunk: humanize.OneLine(c.Chunk), Page: c.Page, Quote: c.Quote})
 		if err != nil {
 			if len(a.Citations) > 1 {
 				return "", fmt.Errorf("citation %d: %v", i+1, err)
 			}
 			return "", err
 		}
-		if note != "" {
-			notes = append(notes, note)
-		}
+		notes = append(notes, cnotes...)
 		rec.Citations = append(rec.Citations, cit)
 	}
 	if err := r.refreshIndex(); err != nil {

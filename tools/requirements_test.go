@@ -94,7 +94,9 @@ func TestSaveRequirement(t *testing.T) {
 		{"quote in another chunk", saveArgsJSON("The archive should be checked every quarter.", c1, 0), "the quote is in "},
 		{"chunk does not exist", saveArgsJSON("Invoices must be kept for ten years.", "chunk_999", 0), `chunk "chunk_999" does not exist; the chunks are chunk_001 to`},
 		{"wrong document", strings.Replace(saveArgsJSON("Invoices must be kept for ten years.", c1, 0), `"document":"policy.txt"`, `"document":"other.pdf"`, 1), "is part of policy.txt, not other.pdf"},
-		{"invalid type", strings.Replace(saveArgsJSON("x", c1, 0), `"obligation"`, `"must"`, 1), `invalid arguments for save_requirement: field "type"`},
+		{"invalid type", strings.Replace(saveArgsJSON("x", c1, 0), `"obligation"`, `"duty"`, 1), `invalid arguments for save_requirement: field "type" must be one of obligation, prohibition, permission, recommendation (got "duty")`},
+		{"quote with an ellipsis", saveArgsJSON("Invoices must be kept … years.", c1, 0), "the quote leaves words out with an ellipsis, and a quote must be verbatim: cite each part as a separate citation"},
+		{"translated quote", saveArgsJSON("Rechnungen sind zehn Jahre lang aufzubewahren.", c1, 0), "the quote was not found in " + c1 + ", and no passage of " + c1 + " resembles it. Copy a sentence from the chunk word for word, in the document's own language"},
 		{"missing field", `{"title":"t","text":"x","type":"obligation","category":"compliance","priority":"high","confidence":0.5,"rationale":"r"}`, `missing required field "citations"`},
 		{"no citations", strings.Replace(saveArgsJSON("x", c1, 0), `[{"document":"policy.txt","chunk":"`+c1+`","page":0,"quote":"x"}]`, `[]`, 1), "citations are empty"},
 		{"long title", strings.Replace(saveArgsJSON("x", c1, 0), `"Keep invoices"`, `"`+strings.Repeat("t", 81)+`"`, 1), "keep it to 80"},
@@ -111,6 +113,70 @@ func TestSaveRequirement(t *testing.T) {
 	def, _ := reg.Get("save_requirement")
 	if !strings.Contains(string(def.Schema()), `"enum":["obligation","prohibition","permission","recommendation"]`) {
 		t.Errorf("schema lacks the type enumeration: %s", def.Schema())
+	}
+}
+
+// TestSaveRequirementReadsVariants sends the argument variants models
+// produce: each is read as what it unambiguously means, stored in the
+// canonical form, and named in the result.
+func TestSaveRequirementReadsVariants(t *testing.T) {
+	job, reg := reqEnv(t)
+	c1 := chunkOf(t, job, "Invoices must be kept")
+	c2 := chunkOf(t, job, "Records must not be deleted")
+	cases := []struct {
+		name  string
+		args  string
+		notes []string
+	}{
+		{"document as a path, chunk as a file name, enums in other cases, numbers as strings, frameworks as one string",
+			`{"title":"Keep invoices","text":"The company must keep invoices for ten years.","type":"Obligation","category":" COMPLIANCE ","priority":"HIGH",` +
+				`"frameworks":"GoBD, GDPR","citations":[{"document":"input/policy.txt","chunk":"` + c1 + `.md","page":"1","quote":"Invoices must be kept for ten years."}],"confidence":"0.9","rationale":"'must'"}`,
+			[]string{`read type "Obligation" as "obligation"`, `read category " COMPLIANCE " as "compliance"`, `read priority "HIGH" as "high"`,
+				`read frameworks "GoBD, GDPR" as ["GoBD", "GDPR"]`, `read citations[1].page "1" as 1`, `read confidence "0.9" as 0.9`,
+				`read chunk "` + c1 + `.md" as "` + c1 + `"`, `read document "input/policy.txt" as "policy.txt"`}},
+		{"one citation object instead of a list, null page, chunk as a path, unknown fields",
+			`{"title":"Keep letters","text":"The company must keep business letters for six years.","type":"obligation","category":"non-functional","priority":"high",` +
+				`"citations":{"document":"policy.txt","chunk":"chunks/` + c1 + `.md","page":null,"quote":"Business letters shall be kept for six years.","section":"1"},"confidence":0.8,"rationale":"'shall'","id":"REQ-9"}`,
+			[]string{`ignored unknown field "id"`, `read category "non-functional" as "non_functional"`, `read citations, sent as one object, as a list of one`,
+				`ignored unknown field "citations[1].section"`, `read chunk "chunks/` + c1 + `.md" as "` + c1 + `"`}},
+		{"chunk by number, document left out, citations as a JSON string, typographic dash",
+			`{"title":"Keep records","text":"Records must not be deleted before the end of their retention period.","type":"prohibition","category":"compliance","priority":"high",` +
+				`"citations":"[{\"chunk\":\"` + strings.TrimLeft(strings.TrimPrefix(c2, "chunk_"), "0") + `\",\"quote\":\"Records must not be deleted before the end of their retention period, even if the business rela–tionship has ended.\"}]","confidence":1,"rationale":"'must not'"}`,
+			[]string{`read citations, sent as a JSON string, as a list`, `read chunk "` + strings.TrimLeft(strings.TrimPrefix(c2, "chunk_"), "0") + `" as "` + c2 + `"`}},
+	}
+	for i, c := range cases {
+		out, err := call(t, reg, "save_requirement", c.args)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !strings.HasPrefix(out, fmt.Sprintf("saved REQ-%03d", i+1)) {
+			t.Errorf("%s: %q", c.name, out)
+		}
+		for _, n := range c.notes {
+			if !strings.Contains(out, n) {
+				t.Errorf("%s: result lacks %q:\n%s", c.name, n, out)
+			}
+		}
+	}
+	var rec requirement.Record
+	data, _ := os.ReadFile(filepath.Join(job.Dir, "requirements", "req_001", "final.json"))
+	json.Unmarshal(data, &rec)
+	if rec.Type != "obligation" || rec.Category != "compliance" || rec.Priority != "high" || rec.Confidence != 0.9 ||
+		strings.Join(rec.Frameworks, "|") != "GoBD|GDPR" || rec.Citations[0].Document != "policy.txt" || rec.Citations[0].Chunk != c1 {
+		t.Errorf("stored record is not canonical: %+v", rec)
+	}
+	// A value that is still wrong says what is allowed.
+	bad := strings.Replace(saveArgsJSON("Invoices must be kept for ten years.", c1, 0), `"compliance"`, `"legal"`, 1)
+	if _, err := call(t, reg, "save_requirement", bad); err == nil || !strings.Contains(err.Error(), `field "category" must be one of functional, non_functional, constraint, compliance (got "legal")`) {
+		t.Errorf("wrong category: %v", err)
+	}
+	bad = strings.Replace(saveArgsJSON("Invoices must be kept for ten years.", c1, 0), `"page":0`, `"page":"first"`, 1)
+	if _, err := call(t, reg, "save_requirement", bad); err == nil || !strings.Contains(err.Error(), `field "citations[1].page" must be an integer, not a string (got "first")`) {
+		t.Errorf("wrong page: %v", err)
+	}
+	bad = strings.Replace(saveArgsJSON("Invoices must be kept for ten years.", c1, 0), `"document":"policy.txt"`, `"document":"input/other.pdf"`, 1)
+	if _, err := call(t, reg, "save_requirement", bad); err == nil || !strings.Contains(err.Error(), "is part of policy.txt, not input/other.pdf") {
+		t.Errorf("wrong document: %v", err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -75,34 +76,27 @@ func FuncWith[A any](name, description string, opts *jsonschema.ForOptions, hand
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: %v", name, err))
 	}
+	reader := &argReader{commaLists: map[string]bool{}}
+	commaListFields(reflect.TypeFor[A](), "", reader.commaLists)
 	return &funcTool[A]{
 		name:        name,
 		description: description,
 		schema:      raw,
+		root:        schema,
 		resolved:    resolved,
+		reader:      reader,
 		expect:      signature(schema),
-		optional:    optionalFields(schema),
 		handler:     handler,
 	}
-}
-
-func optionalFields(s *jsonschema.Schema) map[string]bool {
-	opt := map[string]bool{}
-	for name := range s.Properties {
-		opt[name] = true
-	}
-	for _, r := range s.Required {
-		delete(opt, r)
-	}
-	return opt
 }
 
 type funcTool[A any] struct {
 	name, description string
 	schema            json.RawMessage
+	root              *jsonschema.Schema
 	resolved          *jsonschema.Resolved
+	reader            *argReader
 	expect            string
-	optional          map[string]bool
 	handler           func(context.Context, A) (string, error)
 }
 
@@ -112,15 +106,20 @@ func (t *funcTool[A]) Schema() json.RawMessage { return t.schema }
 
 func (t *funcTool[A]) Call(ctx context.Context, raw json.RawMessage) (result string, err error) {
 	defer recoverInto(t.name, &err)
-	args, err := t.decode(raw)
+	args, notes, err := t.decode(raw)
 	if err != nil {
 		return "", err
 	}
-	return t.handler(ctx, args)
+	result, err = t.handler(ctx, args)
+	if err != nil {
+		return "", err
+	}
+	return WithNotes(result, notes), nil
 }
 
-// decode validates raw against the schema and fills A.
-func (t *funcTool[A]) decode(raw json.RawMessage) (A, error) {
+// decode reads raw along the schema (leniently, see argReader), checks the
+// outcome against the schema and fills A. notes say what was read how.
+func (t *funcTool[A]) decode(raw json.RawMessage) (A, []string, error) {
 	var args A
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -128,33 +127,46 @@ func (t *funcTool[A]) decode(raw json.RawMessage) (A, error) {
 	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return args, t.argError("they are not valid JSON (%s)", strings.TrimPrefix(err.Error(), "json: "))
+		return args, nil, t.argError(nil, "they are not valid JSON (%s)", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return args, t.argError("they must be a JSON object, not %s", jsonKind(v))
+	var notes []string
+	read, err := t.reader.read(t.root, v, argPath{}, &notes)
+	if err != nil {
+		return args, nil, t.argError(notes, "%s", err.Error())
 	}
-	for k, v := range obj {
-		if v == nil && t.optional[k] {
-			delete(obj, k) // null for an optional field means "not given"
-		}
+	if err := t.resolved.Validate(read); err != nil {
+		return args, nil, t.argError(notes, "%s", explain(err))
 	}
-	if err := t.resolved.Validate(obj); err != nil {
-		return args, t.argError("%s", explain(err))
-	}
-	// Decode from the validated value re-encoded, so that 10.0 fills an int.
-	normal, err := json.Marshal(obj)
+	// Decode from the value re-encoded, so that 10.0 fills an int.
+	normal, err := json.Marshal(read)
 	if err == nil {
 		err = json.Unmarshal(normal, &args)
 	}
 	if err != nil {
-		return args, t.argError("%s", strings.TrimPrefix(err.Error(), "json: "))
+		return args, nil, t.argError(notes, "%s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	return args, nil
+	return args, notes, nil
 }
 
-func (t *funcTool[A]) argError(format string, a ...any) error {
-	return &ArgumentError{Tool: t.name, Problem: fmt.Sprintf(format, a...), Expect: t.expect}
+// WithNotes adds what was read how to a tool's result: after a one-line
+// result, or on a line of its own after a longer one.
+func WithNotes(result string, notes []string) string {
+	if len(notes) == 0 {
+		return result
+	}
+	joined := strings.Join(notes, "; ")
+	if !strings.Contains(strings.TrimRight(result, "\n"), "\n") {
+		return strings.TrimRight(result, "\n") + "; " + joined
+	}
+	return strings.TrimRight(result, "\n") + "\n(note: " + joined + ")"
+}
+
+func (t *funcTool[A]) argError(notes []string, format string, a ...any) error {
+	problem := fmt.Sprintf(format, a...)
+	if len(notes) > 0 {
+		problem += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return &ArgumentError{Tool: t.name, Problem: problem, Expect: t.expect}
 }
 
 // recoverInto turns a panic in a tool into a PanicError.
@@ -244,6 +256,8 @@ func article(typ string) string {
 
 func jsonKind(v any) string {
 	switch v.(type) {
+	case map[string]any:
+		return "an object"
 	case []any:
 		return "an array"
 	case string:

@@ -174,8 +174,11 @@ func TestReadFile(t *testing.T) {
 		{name: "file symlink out", tool: "read_file", args: `{"path":"notes/secret-link"}`, wantErr: "leads outside the workspace"},
 		{name: "NUL in path", tool: "read_file", args: `{"path":"notes/a\u0000b"}`, wantErr: "NUL byte"},
 		{name: "missing path", tool: "read_file", args: `{}`, wantErr: `missing required field "path". Send {"path": string, "offset"?: integer, "limit"?: integer}`},
-		{name: "wrong type", tool: "read_file", args: `{"path":"instructions.md","offset":"3"}`, wantErr: `field "offset" must be an integer, not a string`},
-		{name: "unknown field", tool: "read_file", args: `{"path":"instructions.md","lines":3}`, wantErr: `unknown field "lines"`},
+		{name: "wrong type", tool: "read_file", args: `{"path":"instructions.md","offset":"third"}`, wantErr: `field "offset" must be an integer, not a string (got "third")`},
+		{name: "integer as a string", tool: "read_file", args: `{"path":"instructions.md","offset":"2"}`, want: []string{"     2\tPlan first.", `(note: read offset "2" as 2)`}},
+		{name: "fraction for an integer", tool: "read_file", args: `{"path":"instructions.md","offset":1.5}`, wantErr: `field "offset" must be a whole number (got 1.5)`},
+		{name: "unknown field", tool: "read_file", args: `{"path":"instructions.md","lines":3}`, want: []string{"whole file", `(note: ignored unknown field "lines")`}},
+		{name: "unknown field and a missing one", tool: "read_file", args: `{"file":"instructions.md"}`, wantErr: `missing required field "path" (ignored unknown field "file")`},
 		{name: "malformed JSON", tool: "read_file", args: `{"path": "instructions.md"`, wantErr: "not valid JSON"},
 		{name: "not an object", tool: "read_file", args: `["instructions.md"]`, wantErr: "must be a JSON object, not an array"},
 		{name: "float offset accepted", tool: "read_file", args: `{"path":"instructions.md","offset":2.0}`, want: []string{"     2\tPlan first."}},
@@ -332,7 +335,7 @@ func TestPlanningTools(t *testing.T) {
 		{"read_plan", `{}`, "there is no plan yet; write one with write_plan", true},
 		{"get_progress", `{}`, "No plan yet", false},
 		{"write_plan", `{"tasks":[]}`, "at least one task", true},
-		{"write_plan", `{"tasks":"one"}`, `field "tasks" must be an array`, true},
+		{"write_plan", `{"tasks":{"a":1}}`, `field "tasks" must be an array, not an object`, true},
 		{"write_plan", `{"tasks":["Read instructions.md","Extract the text","Write the output"]}`, "plan written with 3 tasks; begin with start_task(1)", false},
 		{"start_task", `{"task_number":1}`, "task 1 in progress: Read instructions.md", false},
 		{"start_task", `{"task_number":2}`, "task 1 (Read instructions.md) is in progress; complete it with complete_task before starting task 2", true},
@@ -349,6 +352,7 @@ func TestPlanningTools(t *testing.T) {
 		{"write_plan", `{"tasks":["Read instructions.md","Extract the text","Finish"]}`, "plan replaced: 3 tasks, 1 of them completed (2 tasks kept their status because their text is unchanged); task 2 is in progress", false},
 		{"complete_task", `{"task_number":2}`, "task 2 completed (2 of 3 done)", false},
 		{"complete_task", `{"task_number":3}`, "every task of the plan is completed", false},
+		{"write_plan", `{"tasks":"Finish, then check"}`, `plan replaced: 1 task, 0 of them completed; no task in progress; next is task 1 — start it with start_task(1); read tasks "Finish, then check" as ["Finish, then check"]`, false},
 	}
 	for i, s := range steps {
 		out, err := e.call(s.tool, s.args)

@@ -1,0 +1,395 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Models send arguments that mean one thing unambiguously but do not match
+// the schema to the letter: "Obligation" for an enumeration value
+// "obligation", "12" for an integer, null for a field they leave out, one
+// object where a list of one is expected, fields the tool does not have.
+// The reader below walks the arguments along the tool's schema, takes such
+// variants in their canonical form and notes each change, so the result can
+// tell the model what was read how. A value that is still wrong gets a
+// message that says what the field allows.
+
+// argReader reads arguments leniently along a schema.
+type argReader struct {
+	// commaLists are the list-of-string fields (by schema path, such as
+	// "frameworks" or "citations[].tags") whose value, sent as one string,
+	// is split at commas and semicolons; other lists split a string at
+	// line breaks only, since their items are sentences.
+	commaLists map[string]bool
+}
+
+// argPath names a place in the arguments twice: for the model, with list
+// positions counted from 1 ("citations[2].chunk"), and as a schema path
+// ("citations[].chunk").
+type argPath struct{ shown, schema string }
+
+func (p argPath) field(name string) argPath {
+	if p.shown == "" {
+		return argPath{name, name}
+	}
+	return argPath{p.shown + "." + name, p.schema + "." + name}
+}
+
+func (p argPath) item(i int) argPath {
+	return argPath{fmt.Sprintf("%s[%d]", p.shown, i+1), p.schema + "[]"}
+}
+
+// fieldError is an argument that cannot be read even leniently.
+type fieldError struct{ msg string }
+
+func (e *fieldError) Error() string { return e.msg }
+
+func (r *argReader) fail(format string, a ...any) error {
+	return &fieldError{fmt.Sprintf(format, a...)}
+}
+
+// read returns v in the form the schema describes, adding a note for every
+// change of meaningful form to notes.
+func (r *argReader) read(s *jsonschema.Schema, v any, at argPath, notes *[]string) (any, error) {
+	if s == nil {
+		return v, nil
+	}
+	switch s.Type {
+	case "object":
+		return r.readObject(s, v, at, notes)
+	case "array":
+		return r.readArray(s, v, at, notes)
+	case "string":
+		return r.readString(s, v, at, notes)
+	case "integer", "number":
+		return readNumber(s.Type == "integer", v, at, notes)
+	case "boolean":
+		return readBool(v, at, notes)
+	}
+	return v, nil
+}
+
+func (r *argReader) readObject(s *jsonschema.Schema, v any, at argPath, notes *[]string) (any, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		if str, isString := v.(string); isString {
+			if parsed, ok := jsonOf[map[string]any](str); ok {
+				*notes = append(*notes, fmt.Sprintf("read %s, sent as a JSON string, as an object", describe(at, "the arguments")))
+				obj = parsed
+			}
+		}
+		if obj == nil {
+			if at.shown == "" {
+				return nil, r.fail("they must be a JSON object, not %s", jsonKind(v))
+			}
+			return nil, r.fail("field %q must be an object, not %s", at.shown, jsonKind(v))
+		}
+	}
+	var unknown []string
+	for k := range obj {
+		if _, known := s.Properties[k]; !known {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	for _, k := range unknown {
+		delete(obj, k)
+		*notes = append(*notes, fmt.Sprintf("ignored unknown field %q", at.field(k).shown))
+	}
+	var missing []string
+	for _, name := range propertyNames(s) {
+		val, present := obj[name]
+		if present && val == nil {
+			delete(obj, name) // null means "not given"
+			present = false
+		}
+		if !present {
+			if slices.Contains(s.Required, name) {
+				missing = append(missing, name)
+			}
+			continue
+		}
+		nv, err := r.read(s.Properties[name], val, at.field(name), notes)
+		if err != nil {
+			return nil, err
+		}
+		obj[name] = nv
+	}
+	if len(missing) > 0 {
+		quoted := make([]string, len(missing))
+		for i, m := range missing {
+			quoted[i] = strconv.Quote(m)
+		}
+		msg := "missing required " + fieldList(strings.Join(quoted, " "))
+		if at.shown != "" {
+			msg += " in " + at.shown
+		}
+		return nil, r.fail("%s", msg)
+	}
+	return obj, nil
+}
+
+func (r *argReader) readArray(s *jsonschema.Schema, v any, at argPath, notes *[]string) (any, error) {
+	items := s.Items
+	itemType := ""
+	if items != nil {
+		itemType = items.Type
+	}
+	list, ok := v.([]any)
+	if !ok {
+		switch x := v.(type) {
+		case string:
+			if parsed, ok := jsonOf[[]any](x); ok {
+				*notes = append(*notes, fmt.Sprintf("read %s, sent as a JSON string, as a list", at.shown))
+				list = parsed
+			} else if itemType == "string" {
+				list = r.splitList(x, at)
+				*notes = append(*notes, fmt.Sprintf("read %s %s as %s", at.shown, quoteShort(x), listText(list)))
+			} else if itemType == "object" {
+				if parsed, ok := jsonOf[map[string]any](x); ok {
+					*notes = append(*notes, fmt.Sprintf("read %s, sent as one object in a JSON string, as a list of one", at.shown))
+					list = []any{parsed}
+				}
+			}
+		case map[string]any:
+			if itemType == "object" {
+				*notes = append(*notes, fmt.Sprintf("read %s, sent as one object, as a list of one", at.shown))
+				list = []any{x}
+			}
+		case float64, bool:
+			if itemType == "integer" || itemType == "number" || itemType == "boolean" || itemType == "string" {
+				*notes = append(*notes, fmt.Sprintf("read %s, sent as one value, as a list of one", at.shown))
+				list = []any{x}
+			}
+		}
+		if list == nil {
+			return nil, r.fail("field %q must be an array, not %s", at.shown, jsonKind(v))
+		}
+	}
+	out := make([]any, 0, len(list))
+	for i, item := range list {
+		if item == nil {
+			continue // a null in a list holds nothing
+		}
+		nv, err := r.read(items, item, at.item(i), notes)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nv)
+	}
+	return out, nil
+}
+
+// splitList cuts a string sent for a list of strings into its items: at
+// line breaks, and for lists of names also at commas and semicolons. List
+// markers at the start of a line ("- ", "* ") are dropped.
+func (r *argReader) splitList(s string, at argPath) []any {
+	seps := "\n"
+	if r.commaLists[at.schema] {
+		seps = "\n,;"
+	}
+	var out []any
+	for _, part := range strings.FieldsFunc(s, func(c rune) bool { return strings.ContainsRune(seps, c) }) {
+		part = strings.TrimSpace(part)
+		part = strings.TrimSpace(strings.TrimLeft(part, "-*•"))
+		if part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func (r *argReader) readString(s *jsonschema.Schema, v any, at argPath, notes *[]string) (any, error) {
+	var str string
+	switch x := v.(type) {
+	case string:
+		str = x
+	case float64, bool:
+		str = fmt.Sprint(x)
+		if f, ok := x.(float64); ok {
+			str = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		if len(s.Enum) == 0 {
+			*notes = append(*notes, fmt.Sprintf("read %s %v as %q", at.shown, x, str))
+		}
+	default:
+		return nil, r.fail("field %q must be a string, not %s", at.shown, jsonKind(v))
+	}
+	if len(s.Enum) == 0 {
+		return str, nil
+	}
+	var allowed []string
+	for _, e := range s.Enum {
+		if es, ok := e.(string); ok {
+			allowed = append(allowed, es)
+		}
+	}
+	if slices.Contains(allowed, str) {
+		return str, nil
+	}
+	for _, e := range allowed {
+		if foldEnum(e) == foldEnum(str) {
+			*notes = append(*notes, fmt.Sprintf("read %s %s as %q", at.shown, quoteShort(v), e))
+			return e, nil
+		}
+	}
+	return nil, r.fail("field %q must be one of %s (got %s)", at.shown, strings.Join(allowed, ", "), quoteShort(v))
+}
+
+// foldEnum compares enumeration values regardless of case, surrounding
+// space, and the choice of hyphen, space or underscore between words.
+func foldEnum(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return strings.NewReplacer("-", "_", " ", "_").Replace(s)
+}
+
+func readNumber(integer bool, v any, at argPath, notes *[]string) (any, error) {
+	want := "a number"
+	if integer {
+		want = "an integer"
+	}
+	var f float64
+	note := ""
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case string:
+		parsed, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return nil, &fieldError{fmt.Sprintf("field %q must be %s, not a string (got %s)", at.shown, want, quoteShort(x))}
+		}
+		f = parsed
+		note = fmt.Sprintf("read %s %s as %s", at.shown, quoteShort(x), strconv.FormatFloat(f, 'f', -1, 64))
+	default:
+		return nil, &fieldError{fmt.Sprintf("field %q must be %s, not %s", at.shown, want, jsonKind(v))}
+	}
+	if integer && f != float64(int64(f)) {
+		return nil, &fieldError{fmt.Sprintf("field %q must be a whole number (got %s)", at.shown, strconv.FormatFloat(f, 'f', -1, 64))}
+	}
+	if note != "" {
+		*notes = append(*notes, note)
+	}
+	return f, nil
+}
+
+func readBool(v any, at argPath, notes *[]string) (any, error) {
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "true":
+			*notes = append(*notes, fmt.Sprintf("read %s %s as true", at.shown, quoteShort(x)))
+			return true, nil
+		case "false":
+			*notes = append(*notes, fmt.Sprintf("read %s %s as false", at.shown, quoteShort(x)))
+			return false, nil
+		}
+	}
+	return nil, &fieldError{fmt.Sprintf("field %q must be true or false, not %s", at.shown, describeValue(v))}
+}
+
+// jsonOf parses s as JSON of type T, when s (trimmed) is one.
+func jsonOf[T any](s string) (T, bool) {
+	var out T
+	s = strings.TrimSpace(s)
+	if s == "" || (s[0] != '{' && s[0] != '[') {
+		return out, false
+	}
+	if json.Unmarshal([]byte(s), &out) != nil {
+		return out, false
+	}
+	return out, true
+}
+
+func propertyNames(s *jsonschema.Schema) []string {
+	if len(s.PropertyOrder) > 0 {
+		return s.PropertyOrder
+	}
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func describe(at argPath, whole string) string {
+	if at.shown == "" {
+		return whole
+	}
+	return at.shown
+}
+
+// quoteShort renders a value the model sent for a message, clipped.
+func quoteShort(v any) string {
+	s, ok := v.(string)
+	if !ok {
+		data, _ := json.Marshal(v)
+		return string(data)
+	}
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:60]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func describeValue(v any) string {
+	if _, ok := v.(string); ok {
+		return "a string (got " + quoteShort(v) + ")"
+	}
+	return jsonKind(v)
+}
+
+func listText(list []any) string {
+	parts := make([]string, len(list))
+	for i, x := range list {
+		parts[i] = quoteShort(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// commaListFields finds the fields of an arguments struct tagged
+// `list:"names"`: lists of short names, which a model may send as one
+// comma-separated string.
+func commaListFields(t reflect.Type, prefix string, out map[string]bool) {
+	for {
+		switch t.Kind() {
+		case reflect.Pointer:
+			t = t.Elem()
+			continue
+		case reflect.Slice, reflect.Array:
+			t = t.Elem()
+			prefix += "[]"
+			continue
+		}
+		break
+	}
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		path := name
+		if prefix != "" {
+			path = prefix + "." + name
+		}
+		if f.Tag.Get("list") == "names" {
+			out[path] = true
+		}
+		commaListFields(f.Type, path, out)
+	}
+}
