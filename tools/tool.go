@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"creator/internal/humanize"
 )
 
 // Tool is one function the model can call.
@@ -114,7 +116,7 @@ func (t *funcTool[A]) Call(ctx context.Context, raw json.RawMessage) (result str
 	if err != nil {
 		return "", err
 	}
-	return WithNotes(result, notes), nil
+	return humanize.WithNotes(result, notes), nil
 }
 
 // decode reads raw along the schema (leniently, see argReader), checks the
@@ -146,19 +148,6 @@ func (t *funcTool[A]) decode(raw json.RawMessage) (A, []string, error) {
 		return args, nil, t.argError(notes, "%s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return args, notes, nil
-}
-
-// WithNotes adds what was read how to a tool's result: after a one-line
-// result, or on a line of its own after a longer one.
-func WithNotes(result string, notes []string) string {
-	if len(notes) == 0 {
-		return result
-	}
-	joined := strings.Join(notes, "; ")
-	if !strings.Contains(strings.TrimRight(result, "\n"), "\n") {
-		return strings.TrimRight(result, "\n") + "; " + joined
-	}
-	return strings.TrimRight(result, "\n") + "\n(note: " + joined + ")"
 }
 
 func (t *funcTool[A]) argError(notes []string, format string, a ...any) error {

@@ -85,3 +85,18 @@ func Clip(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
 }
+
+// WithNotes adds notes to a tool's result: after a one-line result, or on
+// a line of their own after a longer one, so the result's own lines keep
+// their form.
+func WithNotes(result string, notes []string) string {
+	if len(notes) == 0 {
+		return result
+	}
+	joined := strings.Join(notes, "; ")
+	trimmed := strings.TrimRight(result, "\n")
+	if !strings.Contains(trimmed, "\n") {
+		return trimmed + "; " + joined
+	}
+	return trimmed + "\n(note: " + joined + ")"
+}

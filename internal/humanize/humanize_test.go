@@ -36,3 +36,19 @@ func TestFormats(t *testing.T) {
 		}
 	}
 }
+
+func TestWithNotes(t *testing.T) {
+	for _, c := range []struct {
+		result string
+		notes  []string
+		want   string
+	}{
+		{"saved REQ-001", nil, "saved REQ-001"},
+		{"saved REQ-001\n", []string{"a", "b"}, "saved REQ-001; a; b"},
+		{"     1\tx\n[1 line]\n", []string{"a"}, "     1\tx\n[1 line]\n(note: a)"},
+	} {
+		if got := WithNotes(c.result, c.notes); got != c.want {
+			t.Errorf("WithNotes(%q, %q) = %q, want %q", c.result, c.notes, got, c.want)
+		}
+	}
+}
