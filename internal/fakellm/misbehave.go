@@ -1,0 +1,311 @@
+package fakellm
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"creator/internal/llm"
+)
+
+// The misbehaviours below rewrite the replies of a working model (the
+// built-in one, in the tests) the way real models behind llama.cpp, vLLM
+// and OpenAI misbehave. The product must absorb each one: a job run
+// through any of them completes with the output of a clean run.
+
+// Scenario is one misbehaviour, by name, as a wrapper around a handler.
+type Scenario struct {
+	Name string
+	Wrap func(next Handler) Handler
+}
+
+// Scenarios lists every misbehaviour a model may show that the product
+// handles without changing its output. Each is deterministic.
+func Scenarios() []Scenario {
+	out := []Scenario{
+		{"argument variants", func(next Handler) Handler { return ArgumentVariants(1, next) }},
+		{"tool name variants", func(next Handler) Handler { return NameVariants(next) }},
+		{"cut off at the output limit", func(next Handler) Handler { return StrictHistory(CutOff(0.3, 2, next)) }},
+		{"repeated calls", func(next Handler) Handler { return Repeats(0.3, 3, next) }},
+	}
+	for _, f := range TextForms {
+		out = append(out, Scenario{"tool calls as text: " + f, func(next Handler) Handler { return TextCalls(f, next) }})
+	}
+	return out
+}
+
+// draw is a deterministic choice per request: the same request number and
+// seed always decide alike.
+func draw(seed uint64, n int, rate float64) bool {
+	if rate >= 1 {
+		return true
+	}
+	r := rand.New(rand.NewPCG(seed, uint64(n)*0x9e3779b97f4a7c15))
+	return r.Float64() < rate
+}
+
+// ArgumentVariants sends every tool call's arguments in forms that mean
+// the same thing unambiguously: enumeration values in other letter cases,
+// numbers as strings, a null for an optional field, the document as a path
+// and the chunk as a file name, a comma-separated string for a list of
+// names, one object for a list of one, and fields no tool has.
+func ArgumentVariants(seed uint64, next Handler) Handler {
+	return func(r Request) Reply {
+		reply := next(r)
+		for i := range reply.ToolCalls {
+			var args map[string]any
+			if json.Unmarshal([]byte(reply.ToolCalls[i].Arguments), &args) != nil {
+				continue
+			}
+			vary(args, reply.ToolCalls[i].Name, seed+uint64(r.N*31+i))
+			data, _ := json.Marshal(args)
+			reply.ToolCalls[i].Arguments = string(data)
+		}
+		return reply
+	}
+}
+
+func vary(args map[string]any, tool string, seed uint64) {
+	rnd := rand.New(rand.NewPCG(seed, 7))
+	args["reason"] = "the next step of the plan" // a field no tool has
+	for k, v := range args {
+		if f, ok := v.(float64); ok {
+			args[k] = fmt.Sprint(f) // "12" for 12
+		}
+	}
+	if tool != "save_requirement" {
+		return
+	}
+	for _, k := range []string{"type", "category", "priority"} {
+		if s, ok := args[k].(string); ok {
+			switch rnd.IntN(3) {
+			case 0:
+				s = strings.ToUpper(s)
+			case 1:
+				s = strings.ToUpper(s[:1]) + s[1:]
+			default:
+				s = " " + s + " "
+			}
+			args[k] = strings.ReplaceAll(s, "_", "-")
+		}
+	}
+	if fw, ok := args["frameworks"].([]any); ok && len(fw) > 0 {
+		var names []string
+		for _, f := range fw {
+			names = append(names, fmt.Sprint(f))
+		}
+		args["frameworks"] = strings.Join(names, ", ")
+	}
+	cits, _ := args["citations"].([]any)
+	for _, c := range cits {
+		cit, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		if d, ok := cit["document"].(string); ok {
+			cit["document"] = "input/" + d
+		}
+		if ch, ok := cit["chunk"].(string); ok {
+			cit["chunk"] = [...]string{ch + ".md", "chunks/" + ch + ".md", strings.TrimPrefix(ch, "chunk_")}[rnd.IntN(3)]
+		}
+		cit["page"] = nil
+	}
+	if len(cits) == 1 {
+		args["citations"] = cits[0]
+	}
+}
+
+// NameVariants calls the tools by other spellings of their names: with a
+// namespace, in camel case, with hyphens.
+func NameVariants(next Handler) Handler {
+	return func(r Request) Reply {
+		reply := next(r)
+		for i := range reply.ToolCalls {
+			name := reply.ToolCalls[i].Name
+			switch (r.N + i) % 3 {
+			case 0:
+				name = "functions." + name
+			case 1:
+				var b strings.Builder
+				for _, part := range strings.Split(name, "_") {
+					b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+				}
+				name = b.String()
+			default:
+				name = strings.ReplaceAll(name, "_", "-")
+			}
+			reply.ToolCalls[i].Name = name
+		}
+		return reply
+	}
+}
+
+// CutOff ends a share of the answers at the output limit: the answer
+// stops inside the arguments of one of its calls (the calls after it are
+// never written) with finish_reason "length"; some answers are cut off
+// while the model is still reasoning, before any call.
+func CutOff(rate float64, seed uint64, next Handler) Handler {
+	return func(r Request) Reply {
+		reply := next(r)
+		if len(reply.ToolCalls) == 0 || !draw(seed, r.N, rate) {
+			return reply
+		}
+		rnd := rand.New(rand.NewPCG(seed, uint64(r.N)))
+		if rnd.IntN(4) == 0 {
+			return Reply{Reasoning: strings.Repeat("Let me think about which chunk comes next and what it requires. ", 20),
+				FinishReason: "length", PromptTokens: reply.PromptTokens, CompletionTokens: 4096}
+		}
+		k := rnd.IntN(len(reply.ToolCalls))
+		calls := slices.Clone(reply.ToolCalls[:k+1])
+		args := calls[k].Arguments
+		calls[k].Arguments = args[:1+rnd.IntN(max(len(args)-2, 1))]
+		reply.ToolCalls = calls
+		reply.FinishReason = "length"
+		return reply
+	}
+}
+
+// StrictHistory checks the history of every request the way llama.cpp
+// does: a tool call whose arguments are not valid JSON fails the request
+// with HTTP 500, so a client that keeps cut-off arguments is stuck.
+func StrictHistory(next Handler) Handler {
+	return func(r Request) Reply {
+		for _, m := range r.Messages {
+			for _, tc := range m.ToolCalls {
+				if !json.Valid([]byte(tc.Arguments)) {
+					return Reply{Status: 500, Body: `{"error":{"code":500,"message":"Failed to parse tool call arguments as JSON","type":"server_error"}}`}
+				}
+			}
+		}
+		return next(r)
+	}
+}
+
+// Repeats sends, in a share of the answers, the calls of the previous
+// answer once more instead of the next step.
+func Repeats(rate float64, seed uint64, next Handler) Handler {
+	return func(r Request) Reply {
+		var prev *llm.Message
+		for i := len(r.Messages) - 1; i >= 0; i-- {
+			if m := r.Messages[i]; m.Role == llm.RoleAssistant {
+				if len(m.ToolCalls) > 0 {
+					prev = &r.Messages[i]
+				}
+				break
+			}
+		}
+		if prev == nil || !draw(seed, r.N, rate) {
+			return next(r)
+		}
+		calls := slices.Clone(prev.ToolCalls)
+		for i := range calls {
+			calls[i].ID = fmt.Sprintf("rep%d_%d", r.N, i+1)
+		}
+		return Reply{Content: prev.Content, ToolCalls: calls, PromptTokens: len(r.Raw) / 4, CompletionTokens: 20}
+	}
+}
+
+// TextForms are the ways models write tool calls into their text when the
+// chat template does not match them.
+var TextForms = []string{"<tool_call> tags", "fenced JSON", "bare JSON", "harmony", "[TOOL_CALLS]", "<function=…> tags", "DeepSeek tokens", "Qwen XML", "OpenAI JSON"}
+
+// TextCalls writes every answer's tool calls into its text, in one form,
+// and sends no structured calls.
+func TextCalls(form string, next Handler) Handler {
+	return func(r Request) Reply {
+		reply := next(r)
+		if len(reply.ToolCalls) == 0 {
+			return reply
+		}
+		reply.Content = strings.TrimSpace(reply.Content + "\n\n" + writeCalls(form, reply.ToolCalls))
+		reply.ToolCalls = nil
+		reply.FinishReason = "stop"
+		return reply
+	}
+}
+
+func writeCalls(form string, calls []llm.ToolCall) string {
+	var b strings.Builder
+	switch form {
+	case "[TOOL_CALLS]":
+		var items []string
+		for _, c := range calls {
+			items = append(items, fmt.Sprintf(`{"name": %q, "arguments": %s}`, c.Name, c.Arguments))
+		}
+		return "[TOOL_CALLS][" + strings.Join(items, ", ") + "]"
+	}
+	for _, c := range calls {
+		switch form {
+		case "<tool_call> tags":
+			fmt.Fprintf(&b, "<tool_call>\n{\"name\": %q, \"arguments\": %s}\n</tool_call>\n", c.Name, c.Arguments)
+		case "fenced JSON":
+			fmt.Fprintf(&b, "```json\n{\"name\": %q, \"arguments\": %s}\n```\n", c.Name, c.Arguments)
+		case "bare JSON":
+			fmt.Fprintf(&b, "{\"name\": %q, \"parameters\": %s}\n", c.Name, c.Arguments)
+		case "harmony":
+			fmt.Fprintf(&b, "<|start|>assistant<|channel|>commentary to=functions.%s <|constrain|>json<|message|>%s<|call|>\n", c.Name, c.Arguments)
+		case "<function=…> tags":
+			fmt.Fprintf(&b, "<function=%s>%s</function>\n", c.Name, c.Arguments)
+		case "DeepSeek tokens":
+			fmt.Fprintf(&b, "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>%s\n```json\n%s\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>\n", c.Name, c.Arguments)
+		case "Qwen XML":
+			b.WriteString(qwenXML(c))
+		case "OpenAI JSON":
+			args, _ := json.Marshal(c.Arguments)
+			fmt.Fprintf(&b, "{\"type\": \"function\", \"function\": {\"name\": %q, \"arguments\": %s}}\n", c.Name, args)
+		default:
+			panic("fakellm: unknown text form " + form)
+		}
+	}
+	return b.String()
+}
+
+// qwenXML writes a call as Qwen3-Coder does: one XML parameter per
+// argument, strings as they are and other values as JSON.
+func qwenXML(c llm.ToolCall) string {
+	var args map[string]any
+	json.Unmarshal([]byte(c.Arguments), &args)
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "<tool_call>\n<function=%s>\n", c.Name)
+	for _, k := range keys {
+		v, ok := args[k].(string)
+		if !ok {
+			data, _ := json.Marshal(args[k])
+			v = string(data)
+		}
+		fmt.Fprintf(&b, "<parameter=%s>\n%s\n</parameter>\n", k, v)
+	}
+	b.WriteString("</function>\n</tool_call>\n")
+	return b.String()
+}
+
+// The misbehaviours below do not let a job finish; the product must stop
+// it with a clear, resumable reason.
+
+// Looping sends the same calls in every answer, as a model that has lost
+// track of its work does.
+func Looping(calls ...llm.ToolCall) Handler {
+	return func(r Request) Reply {
+		out := slices.Clone(calls)
+		for i := range out {
+			out[i].ID = fmt.Sprintf("loop%d_%d", r.N, i+1)
+		}
+		return Reply{ToolCalls: out, PromptTokens: len(r.Raw) / 4, CompletionTokens: 20}
+	}
+}
+
+// ReasoningPastTheLimit reasons in every answer until the output limit cuts
+// it off, before any call.
+func ReasoningPastTheLimit() Handler {
+	return func(r Request) Reply {
+		return Reply{Reasoning: strings.Repeat("First I should consider every chunk carefully. ", 50), FinishReason: "length",
+			PromptTokens: len(r.Raw) / 4, CompletionTokens: 4096}
+	}
+}
