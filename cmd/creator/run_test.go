@@ -156,7 +156,7 @@ func TestRunStops(t *testing.T) {
 		{"step limit", smallJob(), []string{"--max-steps", "2"}, exitIncomplete, "the step limit of 2 was reached; continue with: creator resume --job j --max-steps 102", workspace.StatusStopped},
 		{"token limit", smallJob(), []string{"--max-tokens", "10"}, exitIncomplete, "the token budget of 10 was reached", workspace.StatusStopped},
 		{"text only", chatter, nil, exitIncomplete, "answered without calling a tool 4 times in a row", workspace.StatusStopped},
-		{"tool failures", failing, nil, exitIncomplete, "the tool write_file failed 3 times in a row", workspace.StatusFailed},
+		{"tool failures", failing, nil, exitIncomplete, "the tool write_file failed in 3 answers in a row", workspace.StatusFailed},
 		{"server errors", func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 500, Body: "down"} }, nil, exitIncomplete, "failed 5 times: HTTP 500", workspace.StatusStopped},
 	}
 	for _, c := range cases {
@@ -169,7 +169,7 @@ func TestRunStops(t *testing.T) {
 			if st := e.info("j").Status; st != c.status {
 				t.Fatalf("job.json status = %s, want %s", st, c.status)
 			}
-			if c.status == workspace.StatusFailed && !strings.Contains(e.read("j", "notes/errors.md"), "write_file failed 3 times in a row") {
+			if c.status == workspace.StatusFailed && !strings.Contains(e.read("j", "notes/errors.md"), "write_file failed in 3 answers in a row") {
 				t.Fatalf("notes/errors.md = %q", e.read("j", "notes/errors.md"))
 			}
 		})

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"creator/internal/humanize"
 	"creator/internal/llm"
 	"creator/internal/transcript"
 )
@@ -76,7 +77,7 @@ type ModelCall struct {
 	Reasoning    string
 }
 
-// ToolCall describes one finished tool call.
+// ToolCall describes one finished tool call, or one that did not run.
 type ToolCall struct {
 	Step      int
 	Name      string
@@ -84,6 +85,13 @@ type ToolCall struct {
 	Duration  time.Duration
 	Err       error
 	Result    string
+	// Notes say what the loop read how before running it (a tool name,
+	// arguments repaired, a call written as text).
+	Notes []string
+	// Repeat is true for a call answered as a repeat of an earlier one.
+	Repeat bool
+	// NotRun is true for a call that could not run (Err says why).
+	NotRun bool
 }
 
 // Totals are the job's cumulative figures.
@@ -118,13 +126,15 @@ const (
 	ModelFailed           // the server failed after its retries
 	Interrupted           // Ctrl-C or SIGTERM
 	CostLimit             // --max-cost reached
+	Loop                  // the model repeated the same calls again and again
+	OutputLimit           // the model's answers were cut off at its output limit
 )
 
 // Resumable reports whether `creator resume` can continue after this stop.
 func (k StopKind) Resumable() bool { return k != Completed }
 
 func (k StopKind) String() string {
-	return [...]string{"completed", "step limit", "token limit", "model gave up", "tool failures", "model failed", "interrupted", "cost limit"}[k]
+	return [...]string{"completed", "step limit", "token limit", "model gave up", "tool failures", "model failed", "interrupted", "cost limit", "loop", "output limit"}[k]
 }
 
 // Outcome is how the loop ended.
@@ -138,13 +148,14 @@ type Outcome struct {
 
 // Thresholds of the loop.
 const (
-	// MaxReminders is how many reminders in a row the model gets for
-	// answering without a tool call before the job stops.
+	// MaxReminders is how many answers in a row without a tool call that
+	// could run the model gets a reminder for before the job stops.
 	MaxReminders = 3
-	// MaxToolFailures is how many failures in a row of one tool stop the job.
+	// MaxToolFailures is how many answers in a row in which every call of
+	// one tool failed stop the job.
 	MaxToolFailures = 3
-	// A tool that failed failWindowMax of its last failWindow calls is
-	// refused for the rest of the run.
+	// A tool that failed in failWindowMax of its last failWindow answers
+	// is refused for the rest of the run.
 	failWindow    = 10
 	failWindowMax = 7
 )
@@ -189,121 +200,43 @@ func (a *Agent) Start(ctx context.Context, firstMessage string) (Outcome, error)
 // The returned error is for failures that leave the job in an unknown
 // state (the transcript cannot be written); every other end is an Outcome.
 func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
-	defs := a.Tools.Definitions()
-	fails := newFailures()
-	reminders := 0
-	overflowed := false
+	r := &run{defs: a.Tools.Definitions(), strikes: newStrikes(), repeats: newRepeats()}
+	for _, d := range r.defs {
+		r.names = append(r.names, d.Name)
+	}
+	r.repeats.seed(conv)
 	for {
-		if ctx.Err() != nil {
-			return a.stop(Interrupted, "interrupted")
+		if out, stop := a.checkLimits(ctx); stop {
+			return a.stop(out.Kind, out.Reason)
 		}
-		if lim := a.Limits.MaxSteps; lim > 0 && a.totals.Steps >= lim {
-			return a.stop(StepLimit, fmt.Sprintf("the step limit of %d was reached", lim))
-		}
-		if lim := a.Limits.MaxTokens; lim > 0 && a.totals.Tokens() >= lim {
-			return a.stop(TokenLimit, fmt.Sprintf("the token budget of %d was reached", lim))
-		}
-		if lim := a.Limits.MaxCost; lim > 0 && a.totals.CostUSD >= lim {
-			return a.stop(CostLimit, fmt.Sprintf("the cost budget of $%.2f was reached ($%.2f spent)", lim, a.totals.CostUSD))
-		}
-		if a.Hook != nil {
-			if err := a.Hook.BeforeCall(ctx, conv); err != nil {
-				if ctx.Err() != nil {
-					return a.stop(Interrupted, "interrupted")
-				}
-				return Outcome{}, err
-			}
-		}
-		step := a.totals.Steps + 1
-		counted := 0
-		if a.Hook != nil {
-			counted = a.Hook.PromptTokens(conv)
-		}
-		start := a.now()
-		resp, err := a.Model.Complete(ctx, llm.Request{System: a.System, Messages: conv.Messages, Tools: defs})
+		resp, counted, latency, err := a.complete(ctx, conv, r)
 		if err != nil {
-			switch {
-			case ctx.Err() != nil:
+			if ctx.Err() != nil {
 				return a.stop(Interrupted, "interrupted")
-			case errors.Is(err, llm.ErrContextLength) && a.Hook != nil && !overflowed:
-				// Shorten the conversation and try once more.
-				overflowed = true
-				if herr := a.Hook.Overflow(ctx, conv); herr != nil {
-					return a.modelFailed(fmt.Errorf("%w; shortening the conversation failed: %v", err, herr))
-				}
-				continue
 			}
-			return a.modelFailed(err)
-		}
-		overflowed = false
-		a.totals.Steps++
-		a.totals.PromptTokens += int64(resp.Usage.PromptTokens)
-		a.totals.CompletionTokens += int64(resp.Usage.CompletionTokens)
-		a.totals.CachedTokens += int64(resp.Usage.CachedTokens)
-		var cost float64
-		if a.Price != nil {
-			cost = a.Price(a.Model.Name(), resp.Usage)
-			a.totals.CostUSD += cost
-		}
-
-		msg := llm.Message{Role: llm.RoleAssistant, Content: resp.Content, Reasoning: resp.Reasoning, ToolCalls: fixCallIDs(resp.ToolCalls, step)}
-		if err := a.add(conv, step, msg); err != nil {
+			var mf *modelFailure
+			if errors.As(err, &mf) {
+				return a.modelFailed(mf.err)
+			}
 			return Outcome{}, err
 		}
-		usage := resp.Usage
-		if err := a.Journal.Append(transcript.Record{
-			Type: transcript.TypeStep, Step: step, Model: a.Model.Name(), Usage: &usage, CountedTokens: counted, CostUSD: cost,
-			LatencyMS: a.now().Sub(start).Milliseconds(), FinishReason: resp.FinishReason, Attempts: resp.Attempts,
-		}); err != nil {
+		step, ans, err := a.record(conv, resp, counted, latency, r.names)
+		if err != nil {
 			return Outcome{}, err
 		}
-		if a.Observer != nil {
-			a.Observer.ModelCalled(ModelCall{Step: step, Model: a.Model.Name(), Usage: usage, Counted: counted, Cost: cost, Latency: a.now().Sub(start),
-				FinishReason: resp.FinishReason, Attempts: resp.Attempts, ToolCalls: len(msg.ToolCalls), Totals: a.totals,
-				Content: resp.Content, Reasoning: resp.Reasoning})
+		var kind StopKind
+		var reason string
+		if ans.runnable() == 0 {
+			kind, reason, err = a.noCallToRun(conv, step, &ans, r)
+		} else {
+			r.idle = nil
+			kind, reason, err = a.runCalls(ctx, conv, step, &ans, r)
 		}
-
-		if len(msg.ToolCalls) == 0 {
-			status, err := a.Completion.Check()
-			if err != nil {
-				return Outcome{}, err
-			}
-			if status.Done {
-				return a.stop(Completed, "")
-			}
-			if reminders == MaxReminders {
-				return a.stop(ModelGaveUp, fmt.Sprintf("the model answered without calling a tool %d times in a row although the job is not complete", MaxReminders+1))
-			}
-			reminders++
-			if err := a.add(conv, step, llm.Message{Role: llm.RoleUser, Content: reminder(status, reminders)}); err != nil {
-				return Outcome{}, err
-			}
-			continue
+		if err != nil {
+			return Outcome{}, err
 		}
-		reminders = 0
-
-		stopKind, stopReason := Completed, ""
-		for _, tc := range msg.ToolCalls {
-			var result string
-			var failed bool
-			switch {
-			case stopReason != "":
-				result, failed = notRun+"stopped: "+stopReason, true
-			case ctx.Err() != nil:
-				result, failed = notRun+"was interrupted", true
-			default:
-				result, failed = a.callTool(ctx, step, tc, fails)
-			}
-			if err := a.addTool(conv, step, tc, result, failed); err != nil {
-				return Outcome{}, err
-			}
-			if stopReason == "" && fails.consecutive[tc.Name] >= MaxToolFailures {
-				stopKind = ToolFailures
-				stopReason = fmt.Sprintf("the tool %s failed %d times in a row (last error: %s)", tc.Name, MaxToolFailures, fails.last[tc.Name])
-			}
-		}
-		if stopReason != "" {
-			return a.stop(stopKind, stopReason)
+		if reason != "" {
+			return a.stop(kind, reason)
 		}
 		if ctx.Err() != nil {
 			return a.stop(Interrupted, "interrupted")
@@ -318,32 +251,258 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
 	}
 }
 
-// callTool runs one tool call and returns the text for the model.
-func (a *Agent) callTool(ctx context.Context, step int, tc llm.ToolCall, fails *failures) (string, bool) {
-	var result string
-	var err error
-	start := a.now()
-	if fails.disabled[tc.Name] {
-		err = fmt.Errorf("%s is disabled for the rest of this run because it failed %d of its last %d calls; do this another way", tc.Name, failWindowMax, failWindow)
-	} else {
-		result, err = a.Tools.Call(ctx, tc.Name, json.RawMessage(tc.Arguments))
+// run is the state of one Run: what the loop counts across answers.
+type run struct {
+	defs    []llm.ToolDef
+	names   []string
+	strikes *strikes
+	repeats *repeats
+	// idle describes the answers in a row that had no call to run: for
+	// each, why ("text", "cut off", "calls not run", "text calls").
+	idle       []string
+	overflowed bool
+}
+
+// checkLimits stops the loop at an interruption or a budget.
+func (a *Agent) checkLimits(ctx context.Context) (Outcome, bool) {
+	switch {
+	case ctx.Err() != nil:
+		return Outcome{Kind: Interrupted, Reason: "interrupted"}, true
+	case a.Limits.MaxSteps > 0 && a.totals.Steps >= a.Limits.MaxSteps:
+		return Outcome{Kind: StepLimit, Reason: fmt.Sprintf("the step limit of %d was reached", a.Limits.MaxSteps)}, true
+	case a.Limits.MaxTokens > 0 && a.totals.Tokens() >= a.Limits.MaxTokens:
+		return Outcome{Kind: TokenLimit, Reason: fmt.Sprintf("the token budget of %d was reached", a.Limits.MaxTokens)}, true
+	case a.Limits.MaxCost > 0 && a.totals.CostUSD >= a.Limits.MaxCost:
+		return Outcome{Kind: CostLimit, Reason: fmt.Sprintf("the cost budget of $%.2f was reached ($%.2f spent)", a.Limits.MaxCost, a.totals.CostUSD)}, true
+	}
+	return Outcome{}, false
+}
+
+// modelFailure is a model call that failed for good.
+type modelFailure struct{ err error }
+
+func (m *modelFailure) Error() string { return m.err.Error() }
+
+// complete prepares the conversation and calls the model. A "context
+// length exceeded" answer shortens the conversation once and tries again.
+func (a *Agent) complete(ctx context.Context, conv *Conversation, r *run) (llm.Response, int, time.Duration, error) {
+	for {
+		if a.Hook != nil {
+			if err := a.Hook.BeforeCall(ctx, conv); err != nil {
+				return llm.Response{}, 0, 0, err
+			}
+		}
+		counted := 0
+		if a.Hook != nil {
+			counted = a.Hook.PromptTokens(conv)
+		}
+		start := a.now()
+		resp, err := a.Model.Complete(ctx, llm.Request{System: a.System, Messages: conv.Messages, Tools: r.defs})
+		if err == nil {
+			r.overflowed = false
+			return resp, counted, a.now().Sub(start), nil
+		}
+		if ctx.Err() != nil {
+			return llm.Response{}, 0, 0, ctx.Err()
+		}
+		if !errors.Is(err, llm.ErrContextLength) || a.Hook == nil || r.overflowed {
+			return llm.Response{}, 0, 0, &modelFailure{err}
+		}
+		r.overflowed = true
+		if herr := a.Hook.Overflow(ctx, conv); herr != nil {
+			return llm.Response{}, 0, 0, &modelFailure{fmt.Errorf("%w; shortening the conversation failed: %v", err, herr)}
+		}
+	}
+}
+
+// record counts a model call, takes its answer in and journals both.
+func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, latency time.Duration, names []string) (int, answer, error) {
+	a.totals.Steps++
+	step := a.totals.Steps
+	a.totals.PromptTokens += int64(resp.Usage.PromptTokens)
+	a.totals.CompletionTokens += int64(resp.Usage.CompletionTokens)
+	a.totals.CachedTokens += int64(resp.Usage.CachedTokens)
+	var cost float64
+	if a.Price != nil {
+		cost = a.Price(a.Model.Name(), resp.Usage)
+		a.totals.CostUSD += cost
+	}
+	ans := take(resp, step, names)
+	conv.Messages = append(conv.Messages, ans.msg)
+	conv.noteSteps(ans.msg, step)
+	if err := a.Journal.Append(transcript.Record{Type: transcript.TypeMessage, Step: step, Message: &ans.msg,
+		Original: ans.original, Note: strings.Join(ans.notes, "; ")}); err != nil {
+		return step, ans, err
+	}
+	usage := resp.Usage
+	if err := a.Journal.Append(transcript.Record{
+		Type: transcript.TypeStep, Step: step, Model: a.Model.Name(), Usage: &usage, CountedTokens: counted, CostUSD: cost,
+		LatencyMS: latency.Milliseconds(), FinishReason: resp.FinishReason, Attempts: resp.Attempts,
+	}); err != nil {
+		return step, ans, err
 	}
 	if a.Observer != nil {
-		a.Observer.ToolCalled(ToolCall{Step: step, Name: tc.Name, Arguments: tc.Arguments, Duration: a.now().Sub(start), Err: err, Result: result})
+		a.Observer.ModelCalled(ModelCall{Step: step, Model: a.Model.Name(), Usage: usage, Counted: counted, Cost: cost, Latency: latency,
+			FinishReason: resp.FinishReason, Attempts: resp.Attempts, ToolCalls: len(ans.msg.ToolCalls), Totals: a.totals,
+			Content: resp.Content, Reasoning: resp.Reasoning})
+	}
+	return step, ans, nil
+}
+
+// runCalls answers every call of an answer, in order: the ones that cannot
+// run with the reason, the others with their result. Failures count one
+// strike per tool for the whole answer; the job stops only after the
+// answer, when a tool has failed in MaxToolFailures answers in a row or the
+// answers have only repeated calls MaxRepeats times in a row.
+func (a *Agent) runCalls(ctx context.Context, conv *Conversation, step int, ans *answer, r *run) (StopKind, string, error) {
+	r.strikes.begin()
+	r.repeats.begin()
+	for i, tc := range ans.msg.ToolCalls {
+		taken := ans.calls[i]
+		var result string
+		var failed bool
+		switch {
+		case ctx.Err() != nil:
+			result, failed = NotRunPrefix+"the job was interrupted", true
+		case taken.problem != "":
+			result, failed = taken.problem, true
+			a.observeNotRun(step, tc, taken)
+		default:
+			result, failed = a.callTool(ctx, conv, step, tc, taken, r)
+		}
+		if err := a.addTool(conv, step, tc, result, failed); err != nil {
+			return 0, "", err
+		}
+	}
+	if name := r.strikes.end(); name != "" {
+		return ToolFailures, fmt.Sprintf("the tool %s failed in %d answers in a row (last error: %s)", name, MaxToolFailures, r.strikes.last[name]), nil
+	}
+	if r.repeats.end() >= MaxRepeats {
+		return Loop, loopReason(r.repeats), nil
+	}
+	return Completed, "", nil
+}
+
+// callTool runs one call and returns the text for the model.
+func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc llm.ToolCall, taken takenCall, r *run) (string, bool) {
+	past, visible := r.repeats.earlier(tc, conv)
+	var raw string
+	var err error
+	start := a.now()
+	if r.strikes.disabled[tc.Name] {
+		err = fmt.Errorf("%s is disabled for the rest of this run because it failed in %d of its last %d answers; do this another way", tc.Name, failWindowMax, failWindow)
+	} else {
+		raw, err = a.Tools.Call(ctx, tc.Name, json.RawMessage(tc.Arguments))
+	}
+	took := a.now().Sub(start)
+	outcome := raw
+	if err != nil {
+		outcome = err.Error()
 	}
 	if err == nil {
-		fails.success(tc.Name)
+		r.strikes.success(tc.Name)
+	} else {
+		r.strikes.failure(tc.Name, err.Error())
+	}
+	var result string
+	repeat := visible && past.same(outcome, err != nil)
+	switch {
+	case repeat && err != nil:
+		result = repeatResult(past, err.Error(), r.repeats.run+1 >= MaxRepeats-1)
+	case repeat:
+		result = repeatResult(past, "", r.repeats.run+1 >= MaxRepeats-1)
+	case err != nil:
+		result = humanize.WithNotes("error: "+err.Error(), taken.notes)
+	default:
 		if a.Hook != nil {
-			result = a.Hook.ToolResult(tc, result)
+			raw = a.Hook.ToolResult(tc, raw)
 		}
-		return result, false
+		notes := taken.notes
+		if visible {
+			notes = append(notes, fmt.Sprintf("this call repeats %s; the result has changed since, so here it is in full", past.where()))
+		}
+		result = humanize.WithNotes(raw, notes)
 	}
-	n := fails.failure(tc.Name, err)
-	text := "error: " + err.Error()
-	if n == MaxToolFailures-1 {
-		text += fmt.Sprintf("\n(%s has now failed %d times in a row; one more failure stops the job. Change the arguments or do this another way.)", tc.Name, n)
+	if err != nil && r.strikes.warn(tc.Name) {
+		result += fmt.Sprintf("\n(%s has now failed in %d answers in a row; if all its calls fail in your next answer too, the job stops. Change the arguments or do this another way.)", tc.Name, MaxToolFailures-1)
 	}
-	return text, true
+	r.repeats.record(tc, step, result, outcome, err != nil, repeat)
+	if a.Observer != nil {
+		a.Observer.ToolCalled(ToolCall{Step: step, Name: tc.Name, Arguments: tc.Arguments, Duration: took, Err: err, Result: raw, Notes: taken.notes, Repeat: repeat})
+	}
+	return result, err != nil
+}
+
+func (a *Agent) observeNotRun(step int, tc llm.ToolCall, taken takenCall) {
+	if a.Observer != nil {
+		a.Observer.ToolCalled(ToolCall{Step: step, Name: tc.Name, Arguments: tc.Arguments, Err: errors.New(strings.TrimPrefix(taken.problem, "error: ")), Notes: taken.notes, NotRun: true})
+	}
+}
+
+// noCallToRun handles an answer without a call that could run: the job
+// may be complete; else the model is told why nothing was done, and a run
+// of such answers stops the job.
+func (a *Agent) noCallToRun(conv *Conversation, step int, ans *answer, r *run) (StopKind, string, error) {
+	r.repeats.reset()
+	var status CompletionStatus
+	if len(ans.msg.ToolCalls) > 0 {
+		// Every call is answered with the reason it did not run.
+		for i, tc := range ans.msg.ToolCalls {
+			a.observeNotRun(step, tc, ans.calls[i])
+			if err := a.addTool(conv, step, tc, ans.calls[i].problem, true); err != nil {
+				return 0, "", err
+			}
+		}
+	} else {
+		var err error
+		if status, err = a.Completion.Check(); err != nil {
+			return 0, "", err
+		}
+		if status.Done {
+			return Completed, "", nil
+		}
+	}
+	why := "text"
+	switch {
+	case ans.cutOff:
+		why = "cut off"
+	case len(ans.msg.ToolCalls) > 0:
+		why = "calls not run"
+	case len(ans.unreadable) > 0:
+		why = "text calls"
+	}
+	r.idle = append(r.idle, why)
+	if len(r.idle) > MaxReminders {
+		return a.idleStop(r.idle)
+	}
+	if len(ans.msg.ToolCalls) > 0 {
+		return Completed, "", nil // the results say why nothing was done
+	}
+	return Completed, "", a.add(conv, step, llm.Message{Role: llm.RoleUser, Content: reminder(status, len(r.idle), ans)})
+}
+
+// idleStop ends a run of answers without a call that could run, naming
+// the output limit when that is what cut every one of them off.
+func (a *Agent) idleStop(idle []string) (StopKind, string, error) {
+	n := len(idle)
+	all := func(why string) bool {
+		for _, w := range idle {
+			if w != why {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case all("cut off"):
+		return OutputLimit, fmt.Sprintf("the model's last %d answers were cut off at its output limit (finish_reason \"length\") before a complete tool call; "+
+			"raise the server's output limit (max_tokens, or n_predict for llama.cpp) or use a model that reasons more briefly", n), nil
+	case all("text"):
+		return ModelGaveUp, fmt.Sprintf("the model answered without calling a tool %d times in a row although the job is not complete", n), nil
+	case all("text calls"):
+		return ModelGaveUp, fmt.Sprintf("the model wrote tool calls as text that name no tool, %d times in a row", n), nil
+	}
+	return ModelGaveUp, fmt.Sprintf("the model sent %d answers in a row without a tool call that could run (%s)", n, strings.Join(idle, ", ")), nil
 }
 
 // add appends a message to the conversation and the journal.
@@ -376,11 +535,22 @@ func (a *Agent) modelFailed(err error) (Outcome, error) {
 // Totals are the job's figures so far.
 func (a *Agent) Totals() Totals { return a.totals }
 
-// reminder is the message sent when the model answers without a tool call
-// before the job is complete.
-func reminder(s CompletionStatus, n int) string {
+// reminder is the message sent when an answer has no tool call before the
+// job is complete. It says why, when the answer was cut off at the output
+// limit or wrote its calls as text, and what is still to do.
+func reminder(s CompletionStatus, n int, ans *answer) string {
 	var b strings.Builder
-	b.WriteString("The job is not complete, so keep working with the tools; nobody reads text answers.")
+	switch {
+	case ans.cutOff:
+		b.WriteString("Your answer was cut off at the output limit (finish_reason \"length\") before it made a complete tool call, so nothing was done. " +
+			"Reason briefly, write less text, and make one or a few small tool calls per answer.")
+	case len(ans.unreadable) > 0:
+		b.WriteString("Your answer has what looks like a tool call written as text, which is not run: ")
+		b.WriteString(strings.Join(ans.unreadable, "; "))
+		b.WriteString(fmt.Sprintf(". Call tools through the tool-calling interface, never in the text of your answer; the tools are: %s.", strings.Join(ans.toolNames, ", ")))
+	default:
+		b.WriteString("The job is not complete, so keep working with the tools; nobody reads text answers.")
+	}
 	if len(s.Missing) > 0 {
 		b.WriteString(" Still to do:\n")
 		for _, m := range s.Missing {
@@ -391,60 +561,4 @@ func reminder(s CompletionStatus, n int) string {
 	}
 	fmt.Fprintf(&b, "Call the next tool now. (Reminder %d of %d.)", n, MaxReminders)
 	return b.String()
-}
-
-// fixCallIDs gives every tool call a unique id: some servers omit ids or
-// repeat them, and the protocol needs one result per id.
-func fixCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
-	seen := map[string]bool{}
-	out := make([]llm.ToolCall, len(calls))
-	for i, tc := range calls {
-		if tc.ID == "" || seen[tc.ID] {
-			tc.ID = fmt.Sprintf("call_%d_%d", step, i+1)
-		}
-		seen[tc.ID] = true
-		out[i] = tc
-	}
-	return out
-}
-
-// failures counts tool failures per tool.
-type failures struct {
-	consecutive map[string]int
-	recent      map[string][]bool
-	disabled    map[string]bool
-	last        map[string]string
-}
-
-func newFailures() *failures {
-	return &failures{consecutive: map[string]int{}, recent: map[string][]bool{}, disabled: map[string]bool{}, last: map[string]string{}}
-}
-
-func (f *failures) success(name string) {
-	f.consecutive[name] = 0
-	f.note(name, false)
-}
-
-func (f *failures) failure(name string, err error) int {
-	f.consecutive[name]++
-	f.last[name] = err.Error()
-	f.note(name, true)
-	return f.consecutive[name]
-}
-
-func (f *failures) note(name string, failed bool) {
-	r := append(f.recent[name], failed)
-	if len(r) > failWindow {
-		r = r[len(r)-failWindow:]
-	}
-	f.recent[name] = r
-	n := 0
-	for _, x := range r {
-		if x {
-			n++
-		}
-	}
-	if n >= failWindowMax {
-		f.disabled[name] = true
-	}
 }

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -143,7 +144,7 @@ func TestToolCallsRunInOrderAndErrorsGoBack(t *testing.T) {
 		}
 	}
 	if len(results) != 4 || !strings.HasPrefix(results[0], "created notes/a.md") || !strings.Contains(results[1], "     1\tfirst") ||
-		!strings.Contains(results[2], "error: invalid arguments for write_file: they are not valid JSON") ||
+		!strings.Contains(results[2], "error: not run, because its arguments stop after 21 characters, before the JSON object is complete") ||
 		!strings.Contains(results[3], `error: there is no tool named "delete_everything"`) {
 		t.Fatalf("results = %q", results)
 	}
@@ -192,31 +193,67 @@ func TestRepeatedToolFailureStops(t *testing.T) {
 	bad := fakellm.Call("", "read_file", `{"path":"../secret"}`)
 	e := newEnv(t, fakellm.Script([]llm.ToolCall{bad}, []llm.ToolCall{bad, fakellm.Call("", "read_plan", `{}`)}, []llm.ToolCall{bad, fakellm.Call("", "get_progress", `{}`)}, []llm.ToolCall{bad}))
 	out, err := e.agent(t).Start(context.Background(), "go")
-	if err != nil || out.Kind != agent.ToolFailures || !strings.Contains(out.Reason, "read_file failed 3 times in a row") || !strings.Contains(out.Reason, "leaves the workspace") {
+	if err != nil || out.Kind != agent.ToolFailures || !strings.Contains(out.Reason, "read_file failed in 3 answers in a row") || !strings.Contains(out.Reason, "leaves the workspace") {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
 	if out.Totals.Steps != 3 {
 		t.Fatalf("stopped after %d steps, want 3", out.Totals.Steps)
 	}
-	// The second failure warns the model; calls after the stopping one are answered, not dropped.
-	var warned, skipped bool
+	// The second failing answer warns the model; every call of the last
+	// answer runs before the job stops, and an identical failing call is
+	// answered as a repeat.
+	var warned, repeat bool
+	var results []string
 	for _, r := range e.transcript(t) {
 		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool {
-			warned = warned || strings.Contains(r.Message.Content, "one more failure stops the job")
-			skipped = skipped || strings.HasPrefix(r.Message.Content, "error: not run, because the job stopped")
+			warned = warned || strings.Contains(r.Message.Content, "if all its calls fail in your next answer too, the job stops")
+			repeat = repeat || strings.HasPrefix(r.Message.Content, "error: this call repeats your call in step 1, which failed the same way: path '../secret' leaves the workspace")
+			results = append(results, r.Message.Content)
 		}
 	}
-	if !warned || !skipped {
-		t.Fatalf("warned = %v, skipped = %v", warned, skipped)
+	if !warned || !repeat || len(results) != 5 || !strings.Contains(results[4], "1 of 0 tasks") && !strings.Contains(results[4], "No plan yet") {
+		t.Fatalf("warned = %v, repeat = %v, results = %q", warned, repeat, results)
+	}
+}
+
+// TestParallelFailuresCountOnceAnAnswer: a model that sends a dozen calls
+// with the same mistake in one answer has not yet read an error; the
+// answer counts one strike, and the job goes on when the next answer
+// corrects the mistake.
+func TestParallelFailuresCountOnceAnAnswer(t *testing.T) {
+	var burst, fixed []llm.ToolCall
+	for i := range 12 {
+		burst = append(burst, fakellm.Call("", "write_file", fmt.Sprintf(`{"path":"input/note_%d.md","content":"x"}`, i)))
+		fixed = append(fixed, fakellm.Call("", "write_file", fmt.Sprintf(`{"path":"notes/note_%d.md","content":"x"}`, i)))
+	}
+	steps := append(fakellm.SmallJob(docName, quote)[:1], burst, burst[:3], fixed)
+	steps = append(steps, fakellm.SmallJob(docName, quote)[1:]...)
+	e := newEnv(t, fakellm.Script(steps...))
+	out, err := e.agent(t).Start(context.Background(), "go")
+	if err != nil || out.Kind != agent.Completed {
+		t.Fatalf("outcome = %+v, %v", out, err)
+	}
+	var failed, notRun int
+	for _, r := range e.transcript(t) {
+		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool && strings.HasPrefix(r.Message.Content, "error:") {
+			failed++
+			if agent.DidNotRun(r.Message.Content) {
+				notRun++
+			}
+		}
+	}
+	if failed != 15 || notRun != 0 || e.file("notes/note_11.md") != "x" {
+		t.Fatalf("%d failed results (%d not run), want 15 (0)", failed, notRun)
 	}
 }
 
 func TestToolThatKeepsFailingIsRefused(t *testing.T) {
-	bad := fakellm.Call("", "read_file", `{"path":"missing.md"}`)
-	good := fakellm.Call("", "read_file", `{"path":"instructions.md"}`)
 	var steps [][]llm.ToolCall
-	for range 5 { // fail, fail, succeed: never three failures in a row
-		steps = append(steps, []llm.ToolCall{bad}, []llm.ToolCall{bad}, []llm.ToolCall{good})
+	for i := range 5 { // fail, fail, succeed: never three failing answers in a row
+		steps = append(steps,
+			[]llm.ToolCall{fakellm.Call("", "read_file", fmt.Sprintf(`{"path":"missing_%d_a.md"}`, i))},
+			[]llm.ToolCall{fakellm.Call("", "read_file", fmt.Sprintf(`{"path":"missing_%d_b.md"}`, i))},
+			[]llm.ToolCall{fakellm.Call("", "read_file", fmt.Sprintf(`{"path":"instructions.md","offset":%d}`, i%2+1))})
 	}
 	e := newEnv(t, fakellm.Script(steps...))
 	a := e.agent(t)

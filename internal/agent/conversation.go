@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -12,7 +13,25 @@ import (
 // Conversation is the message list sent to the model.
 type Conversation struct {
 	Messages []llm.Message
+	// steps is the step of each tool call by id, for messages that name
+	// an earlier call; summaries and clearings leave it as it is.
+	steps map[string]int
 }
+
+func (c *Conversation) noteSteps(m llm.Message, step int) {
+	if len(m.ToolCalls) == 0 {
+		return
+	}
+	if c.steps == nil {
+		c.steps = map[string]int{}
+	}
+	for _, tc := range m.ToolCalls {
+		c.steps[tc.ID] = step
+	}
+}
+
+// stepOf is the step of a tool call, 0 when not known.
+func (c *Conversation) stepOf(id string) int { return c.steps[id] }
 
 // ResumeNote is added when a job is taken up again.
 const ResumeNote = "The job was interrupted and has now been resumed. Files written before the interruption are in place. " +
@@ -22,15 +41,12 @@ const ResumeNote = "The job was interrupted and has now been resumed. Files writ
 const InterruptedResult = "error: this call was interrupted when the job stopped, and it is not known whether it took effect. " +
 	"Check the workspace (list_files, read_file) before repeating it."
 
-// notRun starts the result of a call skipped because the job stopped
-// during its step.
-const notRun = "error: not run, because the job "
-
 // DidNotRun reports whether a tool result says the call did not run, or
-// may not have: cut off by an interruption, or skipped because the job
-// stopped during its step. A model may repeat such a call.
+// may not have: cut off by an interruption, skipped because the job
+// stopped during its step, cut off at the model's output limit, or sent
+// with arguments that could not be read. A model may repeat such a call.
 func DidNotRun(result string) bool {
-	return result == InterruptedResult || strings.HasPrefix(result, notRun)
+	return result == InterruptedResult || strings.HasPrefix(result, NotRunPrefix)
 }
 
 // Rebuild replays a transcript: the conversation as it stood, and the
@@ -43,6 +59,7 @@ func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 		case transcript.TypeMessage:
 			if r.Message != nil {
 				conv.Messages = append(conv.Messages, *r.Message)
+				conv.noteSteps(*r.Message, r.Step)
 			}
 			// A crash between an answer and its step record still counts the step.
 			t.Steps = max(t.Steps, r.Step)
@@ -95,9 +112,27 @@ func (a *Agent) ResumeRebuilt(ctx context.Context, conv *Conversation, totals To
 	return a.Run(ctx, conv)
 }
 
-// repair answers tool calls that have no result. A crash can only leave
-// them at the end of the conversation, after the last assistant message.
+// repair makes a conversation from an older transcript fit to be sent:
+// arguments that are not valid JSON (an answer cut off at the output limit
+// before they were checked) become {}, since servers that check the
+// history refuse it whole otherwise; and tool calls without a result (a
+// crash can only leave them after the last assistant message) are
+// answered.
 func (a *Agent) repair(conv *Conversation) error {
+	for i, m := range conv.Messages {
+		var fixed []llm.ToolCall
+		for j, tc := range m.ToolCalls {
+			if !json.Valid([]byte(tc.Arguments)) || !isObject(tc.Arguments) {
+				if fixed == nil {
+					fixed = append([]llm.ToolCall(nil), m.ToolCalls...)
+				}
+				fixed[j].Arguments = "{}"
+			}
+		}
+		if fixed != nil {
+			conv.Messages[i].ToolCalls = fixed
+		}
+	}
 	last := -1
 	for i := len(conv.Messages) - 1; i >= 0; i-- {
 		if conv.Messages[i].Role == llm.RoleAssistant {
@@ -123,4 +158,10 @@ func (a *Agent) repair(conv *Conversation) error {
 		}
 	}
 	return nil
+}
+
+// isObject reports whether JSON text is an object.
+func isObject(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "{")
 }

@@ -18,6 +18,7 @@ type conversation struct {
 }
 
 type step struct {
+	note  string // the answer's text
 	calls []callResult
 }
 
@@ -109,7 +110,7 @@ func readConversation(msgs []llm.Message) *conversation {
 			for j := i + 1; j < len(msgs) && msgs[j].Role == llm.RoleTool; j++ {
 				results[msgs[j].ToolCallID] = msgs[j]
 			}
-			var s step
+			s := step{note: m.Content}
 			for _, tc := range m.ToolCalls {
 				cr := callResult{call: tc, args: map[string]any{}}
 				json.Unmarshal([]byte(tc.Arguments), &cr.args)
@@ -123,6 +124,7 @@ func readConversation(msgs []llm.Message) *conversation {
 			c.steps = append(c.steps, s)
 		}
 	}
+	c.resolveRepeats()
 	for si, s := range c.steps {
 		latest := si == len(c.steps)-1
 		for _, cr := range s.calls {
@@ -130,6 +132,29 @@ func readConversation(msgs []llm.Message) *conversation {
 		}
 	}
 	return c
+}
+
+// resolveRepeats gives a call answered as a repeat of an earlier one the
+// earlier call's result, which is what the answer points to.
+func (c *conversation) resolveRepeats() {
+	last := map[string]callResult{}
+	for _, s := range c.steps {
+		for i, cr := range s.calls {
+			key := cr.call.Name + "\x00" + canonicalArgs(cr.args)
+			if agent.IsRepeat(cr.result) {
+				if earlier, ok := last[key]; ok {
+					s.calls[i].result, s.calls[i].ok, s.calls[i].cleared = earlier.result, earlier.ok, earlier.cleared
+				}
+				continue
+			}
+			last[key] = cr
+		}
+	}
+}
+
+func canonicalArgs(args map[string]any) string {
+	data, _ := json.Marshal(args)
+	return string(data)
 }
 
 func (f *facts) apply(cr callResult, latest bool) {
@@ -281,8 +306,13 @@ func parseChecklist(items [][]string) []task {
 	return plan
 }
 
+// intArg reads an integer argument, also when it was sent as a string.
 func intArg(v any) int {
-	if f, ok := v.(float64); ok {
+	switch x := v.(type) {
+	case float64:
+		return int(x)
+	case string:
+		f, _ := strconv.ParseFloat(strings.TrimSpace(x), 64)
 		return int(f)
 	}
 	return 0
@@ -363,10 +393,22 @@ func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
 	if len(c.steps) == 0 {
 		return nil, 0
 	}
-	for _, cr := range c.steps[len(c.steps)-1].calls {
+	last := c.steps[len(c.steps)-1]
+	for _, cr := range last.calls {
 		garbled := strings.HasPrefix(cr.result, "error: there is no tool named")
+		if !(agent.DidNotRun(cr.result) || garbled) {
+			continue
+		}
 		cits, isSave := cr.args["citations"].([]any)
-		if !(agent.DidNotRun(cr.result) || garbled) || !isSave {
+		if !isSave && cr.call.Name == "save_requirement" {
+			// The arguments did not arrive (cut off at the output limit,
+			// broken JSON): analyse the chunk the step announced again.
+			if g := savedChunkRE.FindStringSubmatch(last.note); g != nil {
+				reread, _ = strconv.Atoi(g[1])
+			}
+			continue
+		}
+		if !isSave {
 			continue
 		}
 		if strings.Contains(cr.call.Arguments, "[shortened: ") {

@@ -112,6 +112,8 @@ type (
 		Status       string          `json:"status"`
 		Error        string          `json:"error,omitempty"`
 		ResultTokens int             `json:"result_tokens"`
+		Notes        []string        `json:"notes,omitempty"`
+		Repeat       bool            `json:"repeat,omitempty"`
 	}
 	compaction struct {
 		Type         string `json:"type"`
@@ -227,7 +229,10 @@ func (r *Recorder) ModelCalled(c agent.ModelCall) {
 // ToolCalled records a tool_call.
 func (r *Recorder) ToolCalled(c agent.ToolCall) {
 	status, msg := "ok", ""
-	if c.Err != nil {
+	switch {
+	case c.NotRun:
+		status, msg = "not_run", clip(c.Err.Error(), 500)
+	case c.Err != nil:
 		status, msg = "error", clip(c.Err.Error(), 500)
 	}
 	tokens := 0
@@ -237,7 +242,7 @@ func (r *Recorder) ToolCalled(c agent.ToolCall) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.write(toolCall{Type: TypeToolCall, Time: r.stamp(), Step: c.Step, Tool: c.Name, Arguments: ShortenArguments(c.Arguments),
-		DurationMS: c.Duration.Milliseconds(), Status: status, Error: msg, ResultTokens: tokens})
+		DurationMS: c.Duration.Milliseconds(), Status: status, Error: msg, ResultTokens: tokens, Notes: c.Notes, Repeat: c.Repeat})
 }
 
 // Compaction records a clearing or summary of the conversation.

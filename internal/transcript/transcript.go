@@ -36,6 +36,11 @@ type Record struct {
 	Step int       `json:"step,omitempty"`
 
 	Message *llm.Message `json:"message,omitempty"` // message
+	// Original is an assistant message as the model sent it, when the
+	// loop took it in changed: calls read from its text, a tool name or
+	// arguments repaired, arguments cut off at the output limit replaced.
+	// Note says what was changed. Message is what the conversation holds.
+	Original *llm.Message `json:"original,omitempty"`
 	// ToolError and DurationMS describe a tool result message.
 	ToolError  bool  `json:"tool_error,omitempty"`
 	DurationMS int64 `json:"duration_ms,omitempty"`
