@@ -91,6 +91,9 @@ func take(resp llm.Response, step int, known []string) answer {
 			tc.Arguments = fixed
 		}
 	}
+	if n := len(ans.calls); n > 0 && len(ans.unreadable) > 0 {
+		ans.calls[n-1].notes = append(ans.calls[n-1].notes, "your text also has what looks like a tool call that was not run: "+strings.Join(ans.unreadable, "; "))
+	}
 	if n := len(ans.calls); ans.cutOff && n > 0 && ans.calls[n-1].problem == "" {
 		// Cut off between calls: the last one is whole, but any after it
 		// never arrived.

@@ -185,3 +185,21 @@ func TestAnswerCutOffBetweenCalls(t *testing.T) {
 		t.Fatalf("results = %q", results)
 	}
 }
+
+// Text with one readable call and one naming no tool: the first runs, and
+// its result names the other.
+func TestTextWithAReadableAndAnUnknownCall(t *testing.T) {
+	e := newEnv(t, func(r fakellm.Request) fakellm.Reply {
+		if r.N == 1 {
+			return fakellm.Reply{Content: "<tool_call>{\"name\": \"write_plan\", \"arguments\": {\"tasks\": [\"Read\"]}}</tool_call>\n<tool_call>{\"name\": \"format_disk\", \"arguments\": {}}</tool_call>"}
+		}
+		return fakellm.Reply{Content: "done"}
+	})
+	a := e.agent(t)
+	a.Limits.MaxSteps = 2
+	a.Start(context.Background(), "go")
+	results := toolResults(t, e)
+	if len(results) != 1 || !strings.Contains(results[0], "plan written") || !strings.Contains(results[0], `your text also has what looks like a tool call that was not run: <tool_call> tags naming "format_disk"`) {
+		t.Fatalf("results = %q", results)
+	}
+}
