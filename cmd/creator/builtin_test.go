@@ -41,7 +41,43 @@ func runBuiltin(t *testing.T, doc, id string) string {
 	if code != 0 {
 		t.Fatalf("creator run %s: exit %d\n%s", filepath.Base(doc), code, stderr)
 	}
-	return filepath.Join(root, "job_"+id)
+	dir := filepath.Join(root, "job_"+id)
+	assertStepsProportional(t, dir)
+	return dir
+}
+
+// assertStepsProportional checks that the built-in model made progress at
+// every step: a job takes about one step per chunk plus a few per task, so
+// twice the chunks and twenty more is a bound no working run reaches.
+func assertStepsProportional(t *testing.T, dir string) {
+	t.Helper()
+	var info workspace.Info
+	data, _ := os.ReadFile(filepath.Join(dir, ".agent", "job.json"))
+	json.Unmarshal(data, &info)
+	var man document.Manifest
+	data, _ = os.ReadFile(filepath.Join(dir, "chunks", "manifest.json"))
+	json.Unmarshal(data, &man)
+	if bound := 2*len(man.Chunks) + 20; info.Usage.Steps > bound || info.Usage.Steps == 0 {
+		t.Errorf("%d steps for %d chunks (at most %d)", info.Usage.Steps, len(man.Chunks), bound)
+	}
+}
+
+// TestBuiltinGeneratedDocuments runs the built-in model on documents made
+// to trip it: an identifier broken across lines on the title page, a
+// document without any requirement, one of a single line. Each completes
+// in steps proportional to its chunks.
+func TestBuiltinGeneratedDocuments(t *testing.T) {
+	dir := t.TempDir()
+	docs := map[string]string{
+		"sp800-171.txt":       "NIST Special Publication 800-171\nRevision 1\n\nProtecting Controlled Unclassified Information\n\n1 Introduction\n\nThe organization shall limit system access to authorized users.\n",
+		"empty-of-duties.txt": "About this text\n\nThis text describes the history of the archive. It was founded in 1950.\n",
+		"one-line.txt":        "Records must be kept.\n",
+	}
+	for name, text := range docs {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		t.Run(name, func(t *testing.T) { runBuiltin(t, p, strings.TrimSuffix(name, ".txt")) })
+	}
 }
 
 func readRequirements(t *testing.T, dir string) ([]requirement.Record, []byte) {

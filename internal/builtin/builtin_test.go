@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -86,9 +87,14 @@ func TestProfile(t *testing.T) {
 	if gobd.UpperOnly || gobd.Language != "German" || gobd.Identifier != "GoBD" {
 		t.Errorf("gobd profile = %+v", gobd)
 	}
+	// An identifier broken across lines on the title page stays one line.
+	rev := makeProfile("sp171.pdf", "NIST Special Publication 800-171\nRevision 1\nProtecting Controlled Unclassified Information. The system shall limit access.")
+	if rev.Identifier != "NIST SP 800-171 Revision 1" {
+		t.Errorf("identifier = %q", rev.Identifier)
+	}
 	// The profile survives its own notes file.
-	back := parseProfiles("# Document profile\n\n" + rfc.render() + "\n" + gobd.render())
-	if len(back) != 2 || !back["rfc.txt"].UpperOnly || back["GoBD.pdf"].Identifier != "GoBD" {
+	back := parseProfiles("# Document profile\n\n" + rfc.render() + "\n" + gobd.render() + "\n" + rev.render())
+	if len(back) != 3 || !back["rfc.txt"].UpperOnly || back["GoBD.pdf"].Identifier != "GoBD" || back["sp171.pdf"].Identifier != "NIST SP 800-171 Revision 1" {
 		t.Errorf("parsed profiles = %+v", back)
 	}
 }
@@ -199,6 +205,47 @@ func TestGroupWorkAndRecovery(t *testing.T) {
 	r = ask(t, msgs)
 	if names(r.ToolCalls) != "read_file" || !strings.Contains(r.ToolCalls[0].Arguments, "chunk_002") {
 		t.Fatalf("after a cleared result: %s %v", names(r.ToolCalls), r.ToolCalls)
+	}
+}
+
+// A read answered as a repeat points to the last identical read that
+// succeeded, not to one cut off by an interruption in between.
+func TestRepeatAfterAnInterruptedCall(t *testing.T) {
+	plan := "Plan: 4 of 6 tasks completed\n[x] 1. Read instructions.md and look at input/\n[x] 2. Extract the text of p.pdf\n[x] 3. Split p.pdf into chunks\n[x] 4. Profile the documents in notes/document.md\n[>] 5. Find and save the requirements in chunk_001 to chunk_002   ← in progress\n[ ] 6. Build the output with finalize_output and check it\n"
+	profileNote := "     1\t# Document profile\n     2\t\n     3\t## p.pdf\n     4\t\n     5\t- Language: English\n     6\t- Identifier: -\n     7\t- Convention: ordinary-language\n     8\t- Why: x\n[8 lines, whole file]"
+	chunk := "     1\t[chunk_001 | p.pdf | p. 1 | 1 Scope]\n     2\t\n     3\tThe operator must keep records for ten years.\n[3 lines, whole file]"
+	read := func() llm.Response {
+		return llm.Response{ToolCalls: []llm.ToolCall{call("read_file", map[string]any{"path": "chunks/chunk_001.md", "limit": 2000})}}
+	}
+	msgs := []llm.Message{
+		{Role: llm.RoleUser, Content: "Job j. Source documents: input/p.pdf (2.0 KB)."},
+		{Role: llm.RoleUser, Content: "Summary of the work so far.\n" + plan},
+	}
+	msgs = exchange(msgs, llm.Response{ToolCalls: []llm.ToolCall{call("read_file", map[string]any{"path": "notes/document.md"})}}, profileNote)
+	msgs = exchange(msgs, read(), chunk)
+	msgs = exchange(msgs, read(), agent.InterruptedResult)
+	msgs = exchange(msgs, read(), "This call repeats your call in step 2 exactly, and nothing has changed since.")
+	r := ask(t, msgs)
+	if names(r.ToolCalls) != "save_requirement,read_file" || !strings.Contains(r.ToolCalls[1].Arguments, "chunk_002") {
+		t.Fatalf("after a repeat: %s %v", names(r.ToolCalls), r.ToolCalls)
+	}
+}
+
+// A step that succeeded but would only be repeated — here a profile the
+// model cannot read — stops the model at once with the reason.
+func TestNoProgressStopsAtOnce(t *testing.T) {
+	plan := "Plan: 4 of 6 tasks completed\n[x] 1. Read instructions.md and look at input/\n[x] 2. Extract the text of p.pdf\n[x] 3. Split p.pdf into chunks\n[x] 4. Profile the documents in notes/document.md\n[>] 5. Find and save the requirements in chunk_001 to chunk_002   ← in progress\n[ ] 6. Build the output with finalize_output and check it\n"
+	msgs := []llm.Message{
+		{Role: llm.RoleUser, Content: "Job j. Source documents: input/p.pdf (2.0 KB)."},
+		{Role: llm.RoleUser, Content: "Summary of the work so far.\n" + plan},
+	}
+	unreadable := "     1\t# Document profile\n     2\t\n     3\t## p.pdf\n     4\t- Identifier: NIST SP 800-171\n     5\tRevision 1\n[5 lines, whole file]"
+	chunk := "     1\t[chunk_001 | p.pdf | p. 1 | 1 Scope]\n     2\t\n     3\tThe operator must keep records for ten years.\n[3 lines, whole file]"
+	r := ask(t, msgs)
+	msgs = exchange(msgs, r, unreadable, chunk)
+	_, err := New().Complete(context.Background(), llm.Request{Messages: msgs, Tools: []llm.ToolDef{{Name: "read_file"}}})
+	if !errors.Is(err, ErrNoProgress) || !strings.Contains(err.Error(), "notes/document.md") {
+		t.Fatalf("err = %v", err)
 	}
 }
 

@@ -135,7 +135,9 @@ func readConversation(msgs []llm.Message) *conversation {
 }
 
 // resolveRepeats gives a call answered as a repeat of an earlier one the
-// earlier call's result, which is what the answer points to.
+// earlier call's result, which is what the answer points to: the latest
+// identical call that succeeded (one cut off by an interruption, say, is
+// not the one pointed to).
 func (c *conversation) resolveRepeats() {
 	last := map[string]callResult{}
 	for _, s := range c.steps {
@@ -147,7 +149,9 @@ func (c *conversation) resolveRepeats() {
 				}
 				continue
 			}
-			last[key] = cr
+			if cr.ok {
+				last[key] = cr
+			}
 		}
 	}
 }

@@ -8,6 +8,7 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -49,6 +50,10 @@ func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 	}
 	st := readConversation(req.Messages)
 	text, calls := m.next(st)
+	if st.wouldRepeat(calls) {
+		return llm.Response{}, fmt.Errorf("%w: its next step would repeat the last one, which succeeded (%s); something in the workspace is not as it expects it, such as a profile in notes/document.md it cannot read",
+			ErrNoProgress, callList(calls))
+	}
 	for i := range calls {
 		calls[i].ID = fmt.Sprintf("b%d_%d", len(req.Messages), i+1)
 	}
@@ -65,6 +70,38 @@ func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 	}
 	resp.Usage = llm.Usage{PromptTokens: in / 4, CompletionTokens: max(out/4, 1)}
 	return resp, nil
+}
+
+// ErrNoProgress means the built-in model would only repeat itself. It
+// stops the job at once instead of looping until a limit.
+var ErrNoProgress = errors.New("the built-in model cannot make progress")
+
+// wouldRepeat reports whether calls are the calls of the latest step again,
+// when every one of them succeeded: a step that cannot get further.
+func (c *conversation) wouldRepeat(calls []llm.ToolCall) bool {
+	if len(c.steps) == 0 || len(calls) == 0 {
+		return false
+	}
+	last := c.steps[len(c.steps)-1].calls
+	if len(last) != len(calls) {
+		return false
+	}
+	for i, cr := range last {
+		var args map[string]any
+		json.Unmarshal([]byte(calls[i].Arguments), &args)
+		if !cr.ok || cr.call.Name != calls[i].Name || canonicalArgs(cr.args) != canonicalArgs(args) {
+			return false
+		}
+	}
+	return true
+}
+
+func callList(calls []llm.ToolCall) string {
+	var parts []string
+	for _, c := range calls {
+		parts = append(parts, c.Name+" "+c.Arguments)
+	}
+	return strings.Join(parts, "; ")
 }
 
 func requestSize(req llm.Request) int {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"creator/internal/humanize"
 )
 
 // profile is what the built-in model notes about a document before it
@@ -45,7 +47,7 @@ func makeProfile(doc, text string) profile {
 		p.Identifier = "RFC " + rfcRE.FindStringSubmatch(head)[1]
 	case nistRE.MatchString(head):
 		m := nistRE.FindStringSubmatch(head)
-		p.Identifier = strings.TrimSpace("NIST SP " + strings.ToUpper(m[1]) + m[2])
+		p.Identifier = "NIST SP " + strings.ToUpper(m[1]) + m[2]
 	case gdprTitleRE.MatchString(head):
 		p.Identifier = "GDPR"
 	case gobdTitleRE.MatchString(head):
@@ -53,6 +55,8 @@ func makeProfile(doc, text string) profile {
 	case isoRE.MatchString(head):
 		p.Identifier = isoRE.FindString(head)
 	}
+	// A title page may break the identifier across lines ("800-171\nRevision 1").
+	p.Identifier = humanize.OneLine(p.Identifier)
 	upper := len(upperRE.FindAllString(text, -1))
 	lower := len(lowerModalRE.FindAllString(text, -1))
 	switch {
@@ -78,7 +82,9 @@ func (p profile) render() string {
 	if id == "" {
 		id = "-"
 	}
-	return fmt.Sprintf("## %s\n\n- Language: %s\n- Identifier: %s\n- Convention: %s\n- Why: %s\n", p.Document, p.Language, id, conv, p.Reason)
+	// One line a field: parseProfiles reads them back line by line.
+	return fmt.Sprintf("## %s\n\n- Language: %s\n- Identifier: %s\n- Convention: %s\n- Why: %s\n",
+		humanize.OneLine(p.Document), humanize.OneLine(p.Language), humanize.OneLine(id), conv, humanize.OneLine(p.Reason))
 }
 
 var profileSectionRE = regexp.MustCompile(`(?m)^## (.+)\n\n- Language: (\w+)\n- Identifier: (.+)\n- Convention: ([\w-]+)\n`)
