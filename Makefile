@@ -60,6 +60,8 @@ fuzz:
 	$(GO) test ./internal/document/ -run '^$$' -fuzz '^FuzzExtractPDF$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/document/ -run '^$$' -fuzz '^FuzzChunk$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tools/ -run '^$$' -fuzz '^FuzzToolArguments$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/toolcall/ -run '^$$' -fuzz '^FuzzFromText$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./internal/toolcall/ -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 
 # The extraction benchmark runs next to pdftotext (poppler-utils, installed
 # here from the system's packages) and reports the time ratio and peak memory.

@@ -119,8 +119,8 @@ change otherwise; --quiet silences it, --verbose adds every call. Each run
 appends its events to .agent/events.jsonl.
 
 Exit codes: 0 done; 1 error; 2 usage, or the model server is unreachable;
-3 stopped before completion (a budget, repeated tool failure, model gave up
-or failed) and resumable; 130 interrupted and resumable. On 3 and 130,
+3 stopped before completion (a budget, repeated tool failure, a loop, answers
+cut off at the model's output limit, model gave up or failed) and resumable; 130 interrupted and resumable. On 3 and 130,
 continue with 'creator resume --job ID'.`,
 		Example: `  creator run testdata/sample/retention-policy.pdf
   creator run --model gpt-4.1 --max-cost 5 policy.pdf
