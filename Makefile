@@ -55,11 +55,13 @@ $(BIN)/staticcheck:
 
 # Count-based fuzz limits: duration-based ones hit a coordinator race in Go 1.26
 # (go.dev/issue/75804) that reports "context deadline exceeded" without a crasher.
+# A short minimisation time keeps the fuzzer from stalling for minutes while it
+# shrinks each new input (go.dev/issue/51484).
 fuzz:
-	$(GO) test ./workspace/ -run '^$$' -fuzz '^FuzzResolve$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/document/ -run '^$$' -fuzz '^FuzzExtractPDF$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/document/ -run '^$$' -fuzz '^FuzzChunk$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./tools/ -run '^$$' -fuzz '^FuzzToolArguments$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./workspace/ -run '^$$' -fuzz '^FuzzResolve$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./internal/document/ -run '^$$' -fuzz '^FuzzExtractPDF$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./internal/document/ -run '^$$' -fuzz '^FuzzChunk$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./tools/ -run '^$$' -fuzz '^FuzzToolArguments$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./internal/toolcall/ -run '^$$' -fuzz '^FuzzFromText$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./internal/toolcall/ -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 
