@@ -221,10 +221,15 @@ func TestBuiltinNIST80053(t *testing.T) {
 	if peak > 88000 || kinds["clear"] == 0 {
 		t.Errorf("peak prompt %d tokens (goal ≤ 88,000) with %d clearings", peak, kinds["clear"])
 	}
+	// The control statements are written without modal verbs: found by
+	// the structure of the catalogue (lettered statements under
+	// "Control:", enhancements), with its guidance left out.
 	reqs, _ := readRequirements(t, dir)
-	if len(reqs) < 200 {
-		t.Errorf("%d requirements from a 237-page control catalogue", len(reqs))
+	res := evalAgainst(t, reqs, "NIST.SP.800-53r3.gold.json")
+	if res.Recall < 0.85 || res.Precision < 0.80 {
+		t.Errorf("recall %.3f (goal ≥ 0.85), precision %.3f (goal ≥ 0.80)", res.Recall, res.Precision)
 	}
+	assertQuotesVerbatim(t, dir, reqs)
 }
 
 // TestBuiltinGoBD checks German duties of the GoBD, picked by hand from the

@@ -117,6 +117,9 @@ func classify(s string, upperOnly bool) (finding, bool) {
 	best, found := finding{}, false
 	for _, rl := range textRules {
 		if loc := rl.re.FindStringIndex(s); loc != nil && !quoted(s, loc) {
+			if notADuty(s, loc) {
+				return finding{}, false
+			}
 			best, found = finding{rl.kind, s[loc[0]:loc[1]], rl.confidence, rl.strong, rl.note}, true
 			break
 		}
@@ -155,4 +158,34 @@ func keywordsIn(s string) []string {
 		}
 	}
 	return out
+}
+
+// A modal verb in ordinary text does not always state a duty. These are
+// the uses that do not, whatever the document:
+var (
+	// the document speaking of itself ("this publication should be used
+	// as …", "Nothing in this publication should be taken to …");
+	selfReferenceRE = regexp.MustCompile(`(?i)^(?:[\w,]+\s+){0,6}?(?:this|the present)\s+(?:document|publication|guide|guideline|guidance|standard|specification|report|paper|section|chapter|appendix|annex|book|handbook|manual)\b`)
+	// reported speech ("the categories they felt should be included");
+	reportedRE = regexp.MustCompile(`(?i)\b(?:felt|thought|believed?|believes|said|says|suggested|stated|argued|noted|mentioned|reported|indicated|asked|wondered)\b(?:\s+\w+){0,6}\s*$`)
+	// "may" of possibility ("the process may take up to half an hour",
+	// "there may be", "may also", "may result in");
+	mayPossibilityRE     = regexp.MustCompile(`^may\s+(?:also|simply|well|still|greatly|sometimes|often|not always|even|include|includes|contain|result|affect|vary|differ|have|take|cause|lead|occur|become|seem|need|wish|exist|arise|apply|change|depend|be (?:necessary|needed|possible|useful|helpful|appropriate|difficult|impossible|unwise|wise|desirable|advisable|able|unable|due|the case)|already|therefore|thus|in turn)\b`)
+	possibilitySubjectRE = regexp.MustCompile(`(?i)\b(?:there|it|this|that|which|these|those|they|such \w+)\s*$`)
+	// a legend that ranks priorities ("Green: must have", "M – Must have").
+	legendRE = regexp.MustCompile(`(?i)^\W*[\w ]{1,20}[:–-]\s*(?:must|should|could|won't|will not)\s+have\b`)
+)
+
+// notADuty reports whether the cue at loc is one of those uses.
+func notADuty(s string, loc []int) bool {
+	before, cue, after := s[:loc[0]], s[loc[0]:loc[1]], s[loc[1]:]
+	switch {
+	case legendRE.MatchString(s) && len(strings.Fields(s)) <= 8:
+		return true
+	case selfReferenceRE.MatchString(before), reportedRE.MatchString(before):
+		return true
+	case cue == "may":
+		return mayPossibilityRE.MatchString("may"+after) || possibilitySubjectRE.MatchString(before)
+	}
+	return false
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -382,24 +383,56 @@ func brokenFiles(msg string) []string {
 	return out
 }
 
-// analyzeChunk finds the requirements of a chunk.
+// analyzeChunk finds the requirements of a chunk: the statements of its
+// normative blocks (see structure.go), and the sentences with a normative
+// cue outside its normative and informative blocks, in the order they
+// stand.
 func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 	p := profiles[c.doc]
-	var out []draft
-	seen := map[string]bool{}
-	for _, s := range sentences(c.body) {
-		s = stripLead(s)
-		quote := cleanQuote(s.text)
-		words := len(strings.Fields(quote))
-		if words < 4 || len(quote) > 1500 || seen[quote] || strings.Contains(quote, "… [line cut:") {
+	type found struct {
+		s     sentence
+		f     finding
+		limit int // longest quote taken, in bytes
+	}
+	var all []found
+	bs := blocks(c.body)
+	kindAt := func(off int) blockKind {
+		for _, b := range bs {
+			if off >= b.start && off < b.end {
+				return b.kind
+			}
+		}
+		return neutral
+	}
+	for _, b := range bs {
+		if b.kind != normative {
 			continue
 		}
-		f, ok := classify(quote, p.UpperOnly)
-		if !ok {
+		for _, s := range items(c.body, b) {
+			all = append(all, found{s, finding{kind: "obligation", cue: "a statement of a normative block", confidence: 0.8, strong: true,
+				note: "a statement under a requirement or control label, an obligation whatever its verb"}, 3000})
+		}
+	}
+	for _, s := range sentences(c.body) {
+		s = stripLead(s)
+		if kindAt(s.start) != neutral {
+			continue
+		}
+		if f, ok := classify(cleanQuote(s.text), p.UpperOnly); ok {
+			all = append(all, found{s, f, 1500})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].s.start < all[j].s.start })
+	var out []draft
+	seen := map[string]bool{}
+	for _, x := range all {
+		quote := cleanQuote(x.s.text)
+		words := len(strings.Fields(quote))
+		if words < 4 || len(quote) > x.limit || seen[quote] || strings.Contains(quote, "… [line cut:") {
 			continue
 		}
 		seen[quote] = true
-		out = append(out, buildDraft(quote, c.doc, chunkID(c.n), c.heading, f, p))
+		out = append(out, buildDraft(quote, c.doc, chunkID(c.n), c.heading, x.f, p))
 	}
 	return out
 }

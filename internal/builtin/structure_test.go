@@ -1,0 +1,91 @@
+package builtin
+
+import (
+	"strings"
+	"testing"
+)
+
+// A control catalogue states its controls without modal verbs; its
+// guidance uses them without stating any.
+func TestControlCatalogStructure(t *testing.T) {
+	body := `AC-2 ACCOUNT MANAGEMENT
+
+Control: The organization manages information system accounts, including:
+a. Identifying account types (i.e., individual, group, system, application, guest/anonymous, and
+temporary);
+
+b. Establishing conditions for group membership;
+c. Reviewing accounts [Assignment: organization-defined frequency].
+
+Supplemental Guidance: Users requiring administrative privileges may receive additional
+scrutiny. Organizations should review accounts often.
+
+Control Enhancements:
+(1) The organization employs automated mechanisms to support the management of information
+system accounts.
+
+(2) The organization:
+(a) Requires that users log out when idle;
+
+(b) Determines normal time-of-day usage for information system accounts.
+Enhancement Supplemental Guidance: Privileged roles may include key management and network
+administration.
+
+(3) The information system automatically disables inactive accounts after a period.
+(4) [Withdrawn: Incorporated into AC-3].
+References: None.
+
+AC-3 ACCESS ENFORCEMENT
+
+Control: The information system enforces approved authorizations for logical access to the system.
+`
+	got := analyzeChunk(chunkRead{n: 1, doc: "sp.pdf", body: body}, map[string]profile{"sp.pdf": {Language: "English"}})
+	want := []string{
+		"Identifying account types (i.e., individual, group, system, application, guest/anonymous, and temporary);",
+		"Establishing conditions for group membership;",
+		"Reviewing accounts [Assignment: organization-defined frequency].",
+		"The organization employs automated mechanisms to support the management of information system accounts.",
+		"The organization: (a) Requires that users log out when idle; (b) Determines normal time-of-day usage for information system accounts.",
+		"The information system automatically disables inactive accounts after a period.",
+		"The information system enforces approved authorizations for logical access to the system.",
+	}
+	var quotes []string
+	for _, d := range got {
+		quotes = append(quotes, d.Citations[0].Quote)
+		if d.Type != "obligation" {
+			t.Errorf("%q is a %s", d.Citations[0].Quote, d.Type)
+		}
+	}
+	if strings.Join(quotes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("quotes:\n%s\nwant:\n%s", strings.Join(quotes, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Labels in a definition list scope their own paragraph only.
+func TestDefinitionListLabels(t *testing.T) {
+	body := "   Change Controller:  The entity that is responsible for the definition\n      of the registration.\n   Notes:  Supplementary notes about the registration.\n\n   Provisional registrations MAY omit the Specification and Notes fields.\n"
+	got := analyzeChunk(chunkRead{n: 1, doc: "rfc.txt", body: body}, map[string]profile{"rfc.txt": {Language: "English", UpperOnly: true}})
+	if len(got) != 1 || got[0].Citations[0].Quote != "Provisional registrations MAY omit the Specification and Notes fields." {
+		t.Fatalf("drafts = %+v", got)
+	}
+}
+
+// Modal verbs that state no duty.
+func TestModalVerbsThatStateNoDuty(t *testing.T) {
+	for s, want := range map[string]bool{
+		"The process may take up to half an hour.":                               false,
+		"There may be references in this publication to other publications.":     false,
+		"Hybrid controls may also serve as templates for further refinement.":    false,
+		"This document should act as a foundation for the design of the system.": false,
+		"Nothing in this publication should be taken to contradict the law.":     false,
+		"These are the categories they felt should be included in the survey.":   false,
+		"Green: must have":                                    false,
+		"Users may export their data at any time.":            true,
+		"The operator must keep records for ten years.":       true,
+		"Organizations should review accounts every quarter.": true,
+	} {
+		if _, ok := classify(s, false); ok != want {
+			t.Errorf("classify(%q) = %v, want %v", s, ok, want)
+		}
+	}
+}
