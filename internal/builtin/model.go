@@ -383,6 +383,42 @@ func brokenFiles(msg string) []string {
 	return out
 }
 
+// maxSentence is the longest sentence read as one, in bytes. A longer run
+// is table rows or a list without full stops glued together: it is read
+// line by line (then clause by clause), never dropped.
+const maxSentence = 1500
+
+// splitLong cuts a run longer than most bytes at its line breaks, and a
+// line still longer at its semicolons, then at the last space before most.
+func splitLong(s sentence, most int) []sentence {
+	if len(cleanQuote(s.text)) <= most {
+		return []sentence{s}
+	}
+	var out []sentence
+	for _, seps := range []string{"\n", ";"} {
+		if !strings.Contains(s.text, seps) {
+			continue
+		}
+		off := 0
+		for _, part := range strings.SplitAfter(s.text, seps) {
+			if t := strings.TrimSpace(part); t != "" {
+				lead := len(part) - len(strings.TrimLeft(part, " \t\n"))
+				out = append(out, splitLong(sentence{text: t, start: s.start + off + lead}, most)...)
+			}
+			off += len(part)
+		}
+		return out
+	}
+	cut := strings.LastIndexByte(s.text[:most], ' ')
+	if cut <= 0 {
+		cut = most
+	}
+	out = append(out, sentence{text: strings.TrimSpace(s.text[:cut]), start: s.start})
+	rest := s.text[cut:]
+	lead := len(rest) - len(strings.TrimLeft(rest, " \t\n"))
+	return append(out, splitLong(sentence{text: strings.TrimSpace(rest), start: s.start + cut + lead}, most)...)
+}
+
 // analyzeChunk finds the requirements of a chunk: the statements of its
 // normative blocks (see structure.go), and the sentences with a normative
 // cue outside its normative and informative blocks, in the order they
@@ -413,13 +449,15 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 				note: "a statement under a requirement or control label, an obligation whatever its verb"}, 3000})
 		}
 	}
-	for _, s := range sentences(c.body) {
-		s = stripLead(s)
-		if kindAt(s.start) != neutral {
+	for _, whole := range sentences(c.body) {
+		if kindAt(whole.start) != neutral {
 			continue
 		}
-		if f, ok := classify(cleanQuote(s.text), p.UpperOnly); ok {
-			all = append(all, found{s, f, 1500})
+		for _, s := range splitLong(whole, maxSentence) {
+			s = stripLead(s)
+			if f, ok := classify(cleanQuote(s.text), p.UpperOnly); ok {
+				all = append(all, found{s, f, maxSentence})
+			}
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].s.start < all[j].s.start })

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -87,5 +88,31 @@ func TestModalVerbsThatStateNoDuty(t *testing.T) {
 		if _, ok := classify(s, false); ok != want {
 			t.Errorf("classify(%q) = %v, want %v", s, ok, want)
 		}
+	}
+}
+
+// A run too long to be one sentence (table rows without full stops) is
+// read row by row, not dropped.
+func TestLongRunsAreReadRowByRow(t *testing.T) {
+	var rows []string
+	for i := range 40 {
+		rows = append(rows, fmt.Sprintf("Row %d the operator must record the value of sensor %d every hour", i, i))
+	}
+	body := strings.Join(rows, "\n") + "\n"
+	got := analyzeChunk(chunkRead{n: 1, doc: "t.txt", body: body}, map[string]profile{"t.txt": {Language: "English"}})
+	if len(got) != 40 || got[39].Citations[0].Quote != rows[39] {
+		t.Fatalf("%d drafts from 40 rows; last %+v", len(got), got[len(got)-1].Citations)
+	}
+	// A single line over the limit is cut at clause ends, each part kept.
+	line := strings.Repeat("the archive must keep every record of the year in its original form; ", 30)
+	parts := splitLong(sentence{text: line}, maxSentence)
+	if len(parts) < 2 || strings.Join(func() []string {
+		var t []string
+		for _, p := range parts {
+			t = append(t, p.text)
+		}
+		return t
+	}(), " ") != strings.TrimSpace(line) {
+		t.Fatalf("%d parts do not add up to the line", len(parts))
 	}
 }
