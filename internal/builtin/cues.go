@@ -49,6 +49,11 @@ var textRules = []rule{
 	r(`(?i)\b(is|are) (required|obliged|obligated) to\b`, "obligation", 0.85, true, "an obligation („is required to“)"),
 	r(`(?i)\b(has|have) to\b`, "obligation", 0.75, false, "an obligation („has to“)"),
 	r(`(?i)\b(is|are) required\b`, "obligation", 0.7, false, "a requirement („is required“)"),
+	r(`(?i)\b(needs?|need) to\b`, "obligation", 0.7, false, "an obligation („needs to“)"),
+	r(`(?i)\b(is|are) to be\s+\w+(?:ed|en|wn|lt|pt|nt)\b`, "obligation", 0.7, false, "an obligation („is to be …“)"),
+	// "will" states a duty where a specification says what its system
+	// will do; of people or events it only foretells.
+	r(`(?i)\b(?:system|software|application|app|product|service|platform|tool|module|component|server|client|interface|website|site|api|device|program|solution|vendor|contractor|supplier|provider)s?\s+will\b`, "obligation", 0.7, false, "what the system „will“ do, an obligation in a specification"),
 	// German obligations
 	r(`(?i)\b(muss|müssen|musste|mussten)\b`, "obligation", 0.9, true, "„muss“, an obligation"),
 	r(`(?i)\b(ist|sind)\s+(\w+\s+){0,2}verpflichtet\b`, "obligation", 0.9, true, "„ist verpflichtet“, an obligation"),
@@ -172,6 +177,8 @@ var (
 	// "there may be", "may also", "may result in");
 	mayPossibilityRE     = regexp.MustCompile(`^may\s+(?:also|simply|well|still|greatly|sometimes|often|not always|even|include|includes|contain|result|affect|vary|differ|have|take|cause|lead|occur|become|seem|need|wish|exist|arise|apply|change|depend|be (?:necessary|needed|possible|useful|helpful|appropriate|difficult|impossible|unwise|wise|desirable|advisable|able|unable|due|the case)|already|therefore|thus|in turn)\b`)
 	possibilitySubjectRE = regexp.MustCompile(`(?i)\b(?:there|it|this|that|which|these|those|they|such \w+)\s*$`)
+	// "need" as a noun: "the need to", "there is no need to";
+	needNounRE = regexp.MustCompile(`(?i)\b(?:the|a|an|no|any|this|that|its|their|our|his|her|every)\s*$`)
 	// a legend that ranks priorities ("Green: must have", "M – Must have").
 	legendRE = regexp.MustCompile(`(?i)^\W*[\w ]{1,20}[:–-]\s*(?:must|should|could|won't|will not)\s+have\b`)
 )
@@ -184,6 +191,8 @@ func notADuty(s string, loc []int) bool {
 		return true
 	case selfReferenceRE.MatchString(before), reportedRE.MatchString(before):
 		return true
+	case strings.HasPrefix(strings.ToLower(cue), "need") && needNounRE.MatchString(before):
+		return true // "the need to keep …" is a noun, not a duty
 	case cue == "may":
 		return mayPossibilityRE.MatchString("may"+after) || possibilitySubjectRE.MatchString(before)
 	}

@@ -449,9 +449,45 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 				note: "a statement under a requirement or control label, an obligation whatever its verb"}, 3000})
 		}
 	}
+	type span struct{ from, to int }
+	var rows []span
+	for _, b := range bs {
+		if b.kind != neutral || p.UpperOnly {
+			continue // a document of upper-case keywords marks its rows with them
+		}
+		for _, row := range idRows(c.body, b.start, b.end) {
+			s := row.sentence
+			quote := cleanQuote(s.text)
+			f, ok := classify(quote, false)
+			if !ok {
+				if !rowStatesDuty(quote) {
+					continue // a table of names: "Access Control for Mobile Devices"
+				}
+				f = finding{kind: "obligation", cue: "a row with an identifier", confidence: 0.7, strong: false,
+					note: "a row of a requirements table with its own identifier, an obligation whatever its verb"}
+			}
+			rows = append(rows, span{row.line, s.start + len(s.text)})
+			all = append(all, found{s, f, 3000})
+		}
+	}
+	inRow := func(off int) bool {
+		for _, r := range rows {
+			if off >= r.from && off < r.to {
+				return true
+			}
+		}
+		return false
+	}
 	for _, whole := range sentences(c.body) {
-		if kindAt(whole.start) != neutral {
+		if kindAt(whole.start) != neutral || inRow(whole.start) {
 			continue
+		}
+		// A run of text before a table ends where its first row begins.
+		for _, r := range rows {
+			if r.from > whole.start && r.from < whole.start+len(whole.text) {
+				whole.text = strings.TrimSpace(whole.text[:r.from-whole.start])
+				break
+			}
 		}
 		for _, s := range splitLong(whole, maxSentence) {
 			s = stripLead(s)

@@ -26,6 +26,8 @@ const (
 var (
 	// A label at the start of a line: one to five words and a colon.
 	labelRE = regexp.MustCompile(`^([A-Z][A-Za-z]+(?:[ -][A-Za-z]+){0,4}):(?:[ \t]|$)`)
+	// A label on a line of its own: one to five capitalised words.
+	labelLineRE = regexp.MustCompile(`^[A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+){0,4}$`)
 	// A heading that starts a new control or requirement ("AC-2 ACCOUNT
 	// MANAGEMENT", "3.1 ACCESS CONTROL") ends the block before it.
 	catalogHeadingRE = regexp.MustCompile(`^(?:[A-Z]{2,4}-\d{1,3}(?:\(\d{1,2}\))?|\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+[A-Z][A-Z0-9 ,/()&'-]{3,}$`)
@@ -70,8 +72,10 @@ func labelKind(label string) blockKind {
 // block is a run of a chunk's text under one label.
 type block struct {
 	kind       blockKind
-	start, end int // byte range in the text, the label included
-	body       int // where the text after the label starts
+	start, end int  // byte range in the text, the label included
+	body       int  // where the text after the label starts
+	lineLabel  bool // the label stood on a line of its own
+	content    bool // a line of text followed the label
 }
 
 // blocks cuts text into labelled blocks. Text before the first label, or
@@ -99,10 +103,18 @@ func blocks(text string) []block {
 			cur.end = pos
 			out = append(out, cur)
 			label := labelRE.FindStringSubmatch(trimmed)
-			cur = block{kind: labelKind(label[1]), start: pos, body: pos + lead + len(label[1]) + 1}
+			cur = block{kind: labelKind(label[1]), start: pos, body: pos + lead + len(label[1]) + 1,
+				content: strings.TrimSpace(trimmed[len(label[0]):]) != ""}
 			if cur.kind == normative {
 				marker = nil
 			}
+		case labelLineRE.MatchString(trimmed) && labelKind(trimmed) != neutral:
+			// A label on a line of its own ("Basic Security Requirements",
+			// "Discussion"): the block starts on the next line.
+			cur.end = pos
+			out = append(out, cur)
+			cur = block{kind: labelKind(trimmed), start: pos, body: pos + len(line), lineLabel: true}
+			marker = nil
 		case catalogHeadingRE.MatchString(trimmed):
 			cur.end = pos
 			out = append(out, cur)
@@ -114,7 +126,7 @@ func blocks(text string) []block {
 			cur.end = pos
 			out = append(out, cur)
 			cur = block{kind: normative, start: pos, body: pos + lead}
-		case after && cur.kind != neutral && (cur.kind == informative || itemKind(trimmed) == nil && !subItemRE.MatchString(trimmed)):
+		case after && cur.content && cur.kind != neutral && (cur.kind == informative || itemKind(trimmed) == nil && !subItemRE.MatchString(trimmed)):
 			// A label speaks for its paragraph, and a normative one for the
 			// items that follow it; a paragraph after them is on its own
 			// (a definition list's "Notes:" entry ends at its paragraph).
@@ -122,17 +134,35 @@ func blocks(text string) []block {
 			out = append(out, cur)
 			cur = block{kind: neutral, start: pos, body: pos}
 		}
+		if pos >= cur.body && pos > cur.start {
+			cur.content = true
+		}
 		pos += len(line)
 	}
 	cur.end = len(text)
 	out = append(out, cur)
 	var kept []block
 	for _, b := range out {
-		if b.end > b.start {
-			kept = append(kept, b)
+		if b.end <= b.start {
+			continue
 		}
+		// A heading such as "Requirements" over plain prose: its
+		// sentences are read by their cues.
+		if b.kind == normative && b.lineLabel && !hasItems(text[b.body:b.end]) {
+			b.kind = neutral
+		}
+		kept = append(kept, b)
 	}
 	return kept
+}
+
+func hasItems(body string) bool {
+	for _, line := range strings.Split(body, "\n") {
+		if itemKind(strings.TrimLeft(line, " \t")) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // items returns the statements of a normative block as sentences: each
@@ -186,4 +216,71 @@ func items(text string, b block) []sentence {
 
 func leadSpace(s string) int {
 	return len(s) - len(strings.TrimLeft(s, " \t\n"))
+}
+
+// Requirement tables give each requirement an identifier ("FR-A1", "W06",
+// "H01", "REQ-12", "SR-1.2") at the start of its row, often without a full
+// stop. A row is a requirement when its text reads like a sentence: four
+// words or more, one of them lower-case (a table of contents or a baseline
+// table of control names is not).
+var (
+	rowIDRE    = regexp.MustCompile(`^([A-Z]{1,5}(?:[-_.][A-Z]{1,3})?[-_.]?\d{1,4}(?:\.\d{1,3})*[a-z]?)[ \t]+(\S.*)$`)
+	lowerWord  = regexp.MustCompile(`(?:^|\s)\p{Ll}\p{L}{2,}`)
+	leaderDots = regexp.MustCompile(`\.{4,}|…{2,}`)
+)
+
+// idRow is a row of a requirements table: its text after the identifier,
+// and where its line starts.
+type idRow struct {
+	sentence
+	line int
+}
+
+// idRows returns the rows with an identifier in text[from:to], each with
+// the lines that continue it (up to a blank line, the next row or a label).
+func idRows(text string, from, to int) []idRow {
+	var out []idRow
+	var cur *idRow
+	pos := from
+	flush := func() {
+		if cur != nil {
+			cur.text = strings.TrimSpace(cur.text)
+			q := cleanQuote(cur.text)
+			if len(strings.Fields(q)) >= 4 && lowerWord.MatchString(q) && !leaderDots.MatchString(q) {
+				out = append(out, *cur)
+			}
+			cur = nil
+		}
+	}
+	for _, line := range strings.SplitAfter(text[from:to], "\n") {
+		trimmed := strings.TrimSpace(line)
+		lead := len(line) - len(strings.TrimLeft(line, " \t"))
+		switch m := rowIDRE.FindStringSubmatchIndex(trimmed); {
+		case m != nil:
+			flush()
+			cur = &idRow{sentence{text: trimmed[m[4]:], start: pos + lead + m[4]}, pos}
+		case trimmed == "" || labelRE.MatchString(trimmed) || catalogHeadingRE.MatchString(trimmed):
+			flush()
+		case cur != nil:
+			cur.text += "\n" + line[:len(strings.TrimRight(line, "\n"))]
+		}
+		pos += len(line)
+	}
+	flush()
+	return out
+}
+
+// What makes a row of a requirements table a statement of what is to be
+// done, without a normative cue: a capability ("can", "is able to"), a
+// commitment ("will", "is to"), or an imperative verb at its start
+// ("Display the order status", "Limit system access").
+var (
+	rowModalRE   = regexp.MustCompile(`(?i)\b(can|will|is able to|are able to|is to|are to)\b`)
+	imperativeRE = regexp.MustCompile(`(?i)^(accept|allow|alert|archive|audit|authenticate|authorize|back up|calculate|check|collect|configure|control|create|delete|deny|detect|disable|display|document|enable|encrypt|enforce|ensure|establish|export|generate|identify|implement|import|include|inform|keep|limit|lock|log|maintain|manage|monitor|notify|permit|prevent|print|produce|protect|provide|record|reject|remove|report|require|restrict|retain|review|revoke|run|save|send|show|sign|store|support|terminate|track|update|use|validate|verify)\b`)
+)
+
+// rowStatesDuty reports whether a row's text, which has no normative cue,
+// still states what is to be done.
+func rowStatesDuty(quote string) bool {
+	return rowModalRE.MatchString(quote) || imperativeRE.MatchString(quote)
 }

@@ -116,3 +116,36 @@ func TestLongRunsAreReadRowByRow(t *testing.T) {
 		t.Fatalf("%d parts do not add up to the line", len(parts))
 	}
 }
+
+// A requirements table: one requirement per row with an identifier,
+// whatever its verb; a row that names something is none.
+func TestRequirementTableRows(t *testing.T) {
+	body := `3.2 Functional requirements
+
+ID      Requirement                                                     Priority
+FR-A1   The system shall allow users to register with an e-mail address  High
+FR-A2   Users can reset their password with a link sent by e-mail        Medium
+W06     The web interface will display the status of each order          Low
+H01     The hardware is to provide two USB ports                         High
+REQ-12  Store the audit log for 90 days                                  High
+A.11.2  Access control for mobile devices
+`
+	got := analyzeChunk(chunkRead{n: 1, doc: "srs.txt", body: body}, map[string]profile{"srs.txt": {Language: "English"}})
+	var quotes []string
+	for _, d := range got {
+		quotes = append(quotes, d.Citations[0].Quote)
+		if d.Type != "obligation" {
+			t.Errorf("%q is a %s", d.Citations[0].Quote, d.Type)
+		}
+	}
+	want := []string{
+		"The system shall allow users to register with an e-mail address High",
+		"Users can reset their password with a link sent by e-mail Medium",
+		"The web interface will display the status of each order Low",
+		"The hardware is to provide two USB ports High",
+		"Store the audit log for 90 days High",
+	}
+	if strings.Join(quotes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("quotes:\n%s\nwant:\n%s", strings.Join(quotes, "\n"), strings.Join(want, "\n"))
+	}
+}
