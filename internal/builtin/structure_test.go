@@ -149,3 +149,32 @@ A.11.2  Access control for mobile devices
 		t.Errorf("quotes:\n%s\nwant:\n%s", strings.Join(quotes, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A numbered requirement list in the manner of NIST SP 800-171: labels on
+// lines of their own, imperative statements numbered 3.1.1, 3.1.2, ….
+func TestNumberedRequirementList(t *testing.T) {
+	body := `3.1 ACCESS CONTROL
+
+Basic Security Requirements
+3.1.1 Limit information system access to authorized users, processes acting on behalf of
+authorized users, or devices (including other information systems).
+3.1.2 Limit information system access to the types of transactions and functions that
+authorized users are permitted to execute.
+
+Derived Security Requirements
+3.1.3 Control the flow of CUI in accordance with approved authorizations.
+3.1.4 Separate the duties of individuals to reduce the risk of malevolent activity without
+collusion.
+
+Discussion
+Organizations may choose to define access privileges by role.
+`
+	got := analyzeChunk(chunkRead{n: 1, doc: "sp171.pdf", body: body}, map[string]profile{"sp171.pdf": {Language: "English"}})
+	if len(got) != 4 || !strings.HasPrefix(got[0].Citations[0].Quote, "Limit information system access to authorized users") ||
+		got[3].Citations[0].Quote != "Separate the duties of individuals to reduce the risk of malevolent activity without collusion." {
+		for _, d := range got {
+			t.Log(d.Citations[0].Quote)
+		}
+		t.Fatalf("%d drafts, want the 4 numbered statements", len(got))
+	}
+}
