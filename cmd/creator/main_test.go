@@ -338,3 +338,23 @@ func TestEveryCommandHasHelpAndExamples(t *testing.T) {
 		}
 	}
 }
+
+// -o into a device writes into it and leaves it a device (run as root, an
+// atomic replace would put a regular file at /dev/null).
+func TestOutputIntoADevice(t *testing.T) {
+	code, _, stderr := cli(t, "extract", sampleDoc, "-o", os.DevNull)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer a device: %v, %v", os.DevNull, fi.Mode(), err)
+	}
+}
+
+// An unknown command is named as such, also with flags after it.
+func TestUnknownCommandWithFlags(t *testing.T) {
+	code, _, stderr := cli(t, "foo", "--job", "x")
+	if code != exitUsage || !strings.Contains(stderr, `unknown command "foo"`) {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}

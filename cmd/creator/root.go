@@ -56,8 +56,15 @@ else /workspace inside a container, else ./workspace.`,
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	cmd.SetIn(streams.In)
-	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageErrorf("%v (see 'creator %s --help')", err, cmd.Name())
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		// "creator foo --job x": the unknown command, not its flag, is the
+		// mistake to name.
+		if !c.HasParent() {
+			if rest := c.Flags().Args(); len(rest) > 0 {
+				return usageErrorf("unknown command %q", rest[0])
+			}
+		}
+		return usageErrorf("%v (see '%s --help')", err, c.CommandPath())
 	})
 	cmd.PersistentFlags().StringVar(&g.workspace, "workspace", "", "folder that holds the jobs (env "+workspace.RootEnv+")")
 

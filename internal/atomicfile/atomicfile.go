@@ -65,14 +65,72 @@ func WriteIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, 
 	return n, SyncDir(root, dir)
 }
 
-// Write replaces the file at an ordinary path with data.
+// Write puts data at a path a person named (an -o flag): a regular file,
+// or a path where nothing is yet, is replaced atomically; a symbolic link
+// is followed, so the file it points to is replaced and the link stays; a
+// device, FIFO or socket (/dev/null, /dev/stdout, a pipe) is written into
+// directly — replacing one by renaming a file over it would put a regular
+// file where the machine expects a device.
 func Write(filePath string, data []byte, perm fs.FileMode) error {
-	root, err := os.OpenRoot(filepath.Dir(filePath))
+	target, err := resolve(filePath)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return fmt.Errorf("%s is a folder", filePath)
+	case !fi.Mode().IsRegular():
+		return writeInto(target, data)
+	}
+	root, err := os.OpenRoot(filepath.Dir(target))
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	_, err = WriteIn(root, filepath.Base(filePath), bytes.NewReader(data), perm)
+	_, err = WriteIn(root, filepath.Base(target), bytes.NewReader(data), perm)
+	return err
+}
+
+// resolve follows symbolic links, also one whose target does not exist
+// yet, to the path that is to be written.
+func resolve(p string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		link, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(p), link)
+		}
+		p = link
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", p)
+}
+
+// writeInto writes data into a special file as it is.
+func writeInto(target string, data []byte) error {
+	f, err := os.OpenFile(target, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	return err
 }
 

@@ -134,3 +134,65 @@ func assertNoTemps(t *testing.T, dir string) {
 		}
 	}
 }
+
+// An output path that is not a regular file is written into, never
+// replaced: a FIFO stays a FIFO, a link stays a link and its target gets
+// the data, and /dev/null stays the device it is.
+func TestWriteIntoSpecialFilesAndLinks(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	got := make(chan []byte)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer f.Close()
+		var b bytes.Buffer
+		b.ReadFrom(f)
+		got <- b.Bytes()
+	}()
+	if err := Write(fifo, []byte("through the pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data := <-got; string(data) != "through the pipe" {
+		t.Fatalf("read from the FIFO: %q", data)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the FIFO was replaced: %v, %v", fi.Mode(), err)
+	}
+
+	target := filepath.Join(dir, "real.txt")
+	os.WriteFile(target, []byte("old"), 0o644)
+	link := filepath.Join(dir, "link.txt")
+	os.Symlink("real.txt", link)
+	dangling := filepath.Join(dir, "dangling.txt")
+	os.Symlink("later.txt", dangling)
+	for _, p := range []string{link, dangling} {
+		if err := Write(p, []byte("new"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if fi, _ := os.Lstat(p); fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("%s is no longer a link", p)
+		}
+	}
+	for _, p := range []string{target, filepath.Join(dir, "later.txt")} {
+		if data, _ := os.ReadFile(p); string(data) != "new" {
+			t.Fatalf("%s holds %q", p, data)
+		}
+	}
+
+	if err := Write(os.DevNull, []byte("nothing"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer a device: %v, %v", os.DevNull, fi.Mode(), err)
+	}
+	if err := Write(dir, []byte("x"), 0o644); err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Fatalf("writing to a folder: %v", err)
+	}
+}
