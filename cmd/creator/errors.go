@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Exit codes (DESIGN.md).
+// Exit codes, as the README documents them.
 const (
 	exitOK          = 0
 	exitFailure     = 1

@@ -17,7 +17,7 @@ import (
 	"creator/internal/tokens"
 )
 
-// runOptions are the flags of run and resume (DESIGN.md).
+// runOptions are the flags of run and resume (README, Configuration).
 type runOptions struct {
 	*globalOptions
 	jobID           string

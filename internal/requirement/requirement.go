@@ -13,7 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Record is one requirement (DESIGN.md). output/requirements.json is an
+// Record is one requirement (README, "The record"). output/requirements.json is an
 // array of them; requirements/req_NNN/final.json holds one.
 type Record struct {
 	ID         string     `json:"id"`
