@@ -224,19 +224,25 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
 		if err != nil {
 			return Outcome{}, err
 		}
-		var kind StopKind
-		var reason string
 		if ans.runnable() == 0 {
-			kind, reason, err = a.noCallToRun(conv, step, &ans, r)
-		} else {
-			r.idle = nil
-			kind, reason, err = a.runCalls(ctx, conv, step, &ans, r)
+			// Nothing ran, so nothing changed in the workspace: the check
+			// of the files, if one is needed, is noCallToRun's.
+			end, err := a.noCallToRun(conv, step, &ans, r)
+			if err != nil {
+				return Outcome{}, err
+			}
+			if end != nil {
+				return a.stop(end.kind, end.reason)
+			}
+			continue
 		}
+		r.idle = nil
+		end, err := a.runCalls(ctx, conv, step, &ans, r)
 		if err != nil {
 			return Outcome{}, err
 		}
-		if reason != "" {
-			return a.stop(kind, reason)
+		if end != nil {
+			return a.stop(end.kind, end.reason)
 		}
 		if ctx.Err() != nil {
 			return a.stop(Interrupted, "interrupted")
@@ -249,6 +255,12 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
 			return a.stop(Completed, "")
 		}
 	}
+}
+
+// ending is why an answer ends the loop.
+type ending struct {
+	kind   StopKind
+	reason string
 }
 
 // run is the state of one Run: what the loop counts across answers.
@@ -354,7 +366,7 @@ func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, laten
 // strike per tool for the whole answer; the job stops only after the
 // answer, when a tool has failed in MaxToolFailures answers in a row or the
 // answers have only repeated calls MaxRepeats times in a row.
-func (a *Agent) runCalls(ctx context.Context, conv *Conversation, step int, ans *answer, r *run) (StopKind, string, error) {
+func (a *Agent) runCalls(ctx context.Context, conv *Conversation, step int, ans *answer, r *run) (*ending, error) {
 	r.strikes.begin()
 	r.repeats.begin()
 	for i, tc := range ans.msg.ToolCalls {
@@ -371,16 +383,16 @@ func (a *Agent) runCalls(ctx context.Context, conv *Conversation, step int, ans 
 			result, failed = a.callTool(ctx, conv, step, tc, taken, r)
 		}
 		if err := a.addTool(conv, step, tc, result, failed); err != nil {
-			return 0, "", err
+			return nil, err
 		}
 	}
 	if name := r.strikes.end(); name != "" {
-		return ToolFailures, fmt.Sprintf("the tool %s failed in %d answers in a row (last error: %s)", name, MaxToolFailures, r.strikes.last[name]), nil
+		return &ending{ToolFailures, fmt.Sprintf("the tool %s failed in %d answers in a row (last error: %s)", name, MaxToolFailures, r.strikes.last[name])}, nil
 	}
 	if r.repeats.end() >= MaxRepeats {
-		return Loop, loopReason(r.repeats), nil
+		return &ending{Loop, loopReason(r.repeats)}, nil
 	}
-	return Completed, "", nil
+	return nil, nil
 }
 
 // callTool runs one call and returns the text for the model.
@@ -442,7 +454,7 @@ func (a *Agent) observeNotRun(step int, tc llm.ToolCall, taken takenCall) {
 // noCallToRun handles an answer without a call that could run: the job
 // may be complete; else the model is told why nothing was done, and a run
 // of such answers stops the job.
-func (a *Agent) noCallToRun(conv *Conversation, step int, ans *answer, r *run) (StopKind, string, error) {
+func (a *Agent) noCallToRun(conv *Conversation, step int, ans *answer, r *run) (*ending, error) {
 	r.repeats.reset()
 	var status CompletionStatus
 	if len(ans.msg.ToolCalls) > 0 {
@@ -450,16 +462,16 @@ func (a *Agent) noCallToRun(conv *Conversation, step int, ans *answer, r *run) (
 		for i, tc := range ans.msg.ToolCalls {
 			a.observeNotRun(step, tc, ans.calls[i])
 			if err := a.addTool(conv, step, tc, ans.calls[i].problem, true); err != nil {
-				return 0, "", err
+				return nil, err
 			}
 		}
 	} else {
 		var err error
 		if status, err = a.Completion.Check(); err != nil {
-			return 0, "", err
+			return nil, err
 		}
 		if status.Done {
-			return Completed, "", nil
+			return &ending{kind: Completed}, nil
 		}
 	}
 	why := "text"
@@ -473,17 +485,17 @@ func (a *Agent) noCallToRun(conv *Conversation, step int, ans *answer, r *run) (
 	}
 	r.idle = append(r.idle, why)
 	if len(r.idle) > MaxReminders {
-		return a.idleStop(r.idle)
+		return idleStop(r.idle), nil
 	}
 	if len(ans.msg.ToolCalls) > 0 {
-		return Completed, "", nil // the results say why nothing was done
+		return nil, nil // the results say why nothing was done
 	}
-	return Completed, "", a.add(conv, step, llm.Message{Role: llm.RoleUser, Content: reminder(status, len(r.idle), ans)})
+	return nil, a.add(conv, step, llm.Message{Role: llm.RoleUser, Content: reminder(status, len(r.idle), ans, r.names)})
 }
 
 // idleStop ends a run of answers without a call that could run, naming
 // the output limit when that is what cut every one of them off.
-func (a *Agent) idleStop(idle []string) (StopKind, string, error) {
+func idleStop(idle []string) *ending {
 	n := len(idle)
 	all := func(why string) bool {
 		for _, w := range idle {
@@ -495,14 +507,14 @@ func (a *Agent) idleStop(idle []string) (StopKind, string, error) {
 	}
 	switch {
 	case all("cut off"):
-		return OutputLimit, fmt.Sprintf("the model's last %d answers were cut off at its output limit (finish_reason \"length\") before a complete tool call; "+
-			"raise the server's output limit (max_tokens, or n_predict for llama.cpp) or use a model that reasons more briefly", n), nil
+		return &ending{OutputLimit, fmt.Sprintf("the model's last %d answers were cut off at its output limit (finish_reason \"length\") before a complete tool call; "+
+			"raise the server's output limit (max_tokens, or n_predict for llama.cpp) or use a model that reasons more briefly", n)}
 	case all("text"):
-		return ModelGaveUp, fmt.Sprintf("the model answered without calling a tool %d times in a row although the job is not complete", n), nil
+		return &ending{ModelGaveUp, fmt.Sprintf("the model answered without calling a tool %d times in a row although the job is not complete", n)}
 	case all("text calls"):
-		return ModelGaveUp, fmt.Sprintf("the model wrote tool calls as text that name no tool, %d times in a row", n), nil
+		return &ending{ModelGaveUp, fmt.Sprintf("the model wrote tool calls as text that name no tool, %d times in a row", n)}
 	}
-	return ModelGaveUp, fmt.Sprintf("the model sent %d answers in a row without a tool call that could run (%s)", n, strings.Join(idle, ", ")), nil
+	return &ending{ModelGaveUp, fmt.Sprintf("the model sent %d answers in a row without a tool call that could run (%s)", n, strings.Join(idle, ", "))}
 }
 
 // add appends a message to the conversation and the journal.
@@ -538,7 +550,7 @@ func (a *Agent) Totals() Totals { return a.totals }
 // reminder is the message sent when an answer has no tool call before the
 // job is complete. It says why, when the answer was cut off at the output
 // limit or wrote its calls as text, and what is still to do.
-func reminder(s CompletionStatus, n int, ans *answer) string {
+func reminder(s CompletionStatus, n int, ans *answer, tools []string) string {
 	var b strings.Builder
 	switch {
 	case ans.cutOff:
@@ -547,7 +559,7 @@ func reminder(s CompletionStatus, n int, ans *answer) string {
 	case len(ans.unreadable) > 0:
 		b.WriteString("Your answer has what looks like a tool call written as text, which is not run: ")
 		b.WriteString(strings.Join(ans.unreadable, "; "))
-		b.WriteString(fmt.Sprintf(". Call tools through the tool-calling interface, never in the text of your answer; the tools are: %s.", strings.Join(ans.toolNames, ", ")))
+		b.WriteString(fmt.Sprintf(". Call tools through the tool-calling interface, never in the text of your answer; the tools are: %s.", strings.Join(tools, ", ")))
 	default:
 		b.WriteString("The job is not complete, so keep working with the tools; nobody reads text answers.")
 	}

@@ -28,7 +28,6 @@ type answer struct {
 	// unreadable describes tool calls written as text that could not be
 	// taken as calls (no known tool name); the reminder names them.
 	unreadable []string
-	toolNames  []string
 }
 
 // takenCall is what the loop knows about one call before running it.
@@ -55,7 +54,7 @@ const NotRunPrefix = "error: not run, because "
 
 // take turns a response into an answer. known are the tool names.
 func take(resp llm.Response, step int, known []string) answer {
-	ans := answer{cutOff: resp.FinishReason == "length", toolNames: known}
+	ans := answer{cutOff: resp.FinishReason == "length"}
 	sent := llm.Message{Role: llm.RoleAssistant, Content: resp.Content, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls}
 	ans.msg = sent
 	ans.msg.ToolCalls = append([]llm.ToolCall(nil), resp.ToolCalls...)

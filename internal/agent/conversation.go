@@ -2,11 +2,11 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"creator/internal/llm"
+	"creator/internal/toolcall"
 	"creator/internal/transcript"
 )
 
@@ -122,11 +122,17 @@ func (a *Agent) repair(conv *Conversation) error {
 	for i, m := range conv.Messages {
 		var fixed []llm.ToolCall
 		for j, tc := range m.ToolCalls {
-			if !json.Valid([]byte(tc.Arguments)) || !isObject(tc.Arguments) {
+			// The same reading as a new answer gets: repaired where the
+			// meaning is clear, else {}.
+			args, _, err := toolcall.Arguments(tc.Arguments)
+			if err != nil {
+				args = "{}"
+			}
+			if args != tc.Arguments {
 				if fixed == nil {
 					fixed = append([]llm.ToolCall(nil), m.ToolCalls...)
 				}
-				fixed[j].Arguments = "{}"
+				fixed[j].Arguments = args
 			}
 		}
 		if fixed != nil {
@@ -158,10 +164,4 @@ func (a *Agent) repair(conv *Conversation) error {
 		}
 	}
 	return nil
-}
-
-// isObject reports whether JSON text is an object.
-func isObject(s string) bool {
-	s = strings.TrimSpace(s)
-	return strings.HasPrefix(s, "{")
 }

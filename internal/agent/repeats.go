@@ -64,7 +64,7 @@ func (r *repeats) seed(conv *Conversation) {
 			if !ok || DidNotRun(res) || IsRepeat(res) {
 				continue
 			}
-			r.seen[callKey(tc)] = pastCall{id: tc.ID, step: conv.stepOf(tc.ID), result: hash(res), failed: strings.HasPrefix(res, "error:"), call: tc}
+			r.seen[CallKey(tc)] = pastCall{id: tc.ID, step: conv.stepOf(tc.ID), result: hash(res), failed: strings.HasPrefix(res, "error:"), call: tc}
 		}
 	}
 }
@@ -76,7 +76,7 @@ func (r *repeats) begin() {
 // earlier returns the call tc repeats, if its result is still in the
 // conversation.
 func (r *repeats) earlier(tc llm.ToolCall, conv *Conversation) (pastCall, bool) {
-	p, ok := r.seen[callKey(tc)]
+	p, ok := r.seen[CallKey(tc)]
 	if !ok {
 		return p, false
 	}
@@ -102,7 +102,7 @@ func (p pastCall) same(raw string, failed bool) bool {
 
 // record remembers a call that ran, and whether it was a repeat.
 func (r *repeats) record(tc llm.ToolCall, step int, result, raw string, failed, repeat bool) {
-	key := callKey(tc)
+	key := CallKey(tc)
 	if !repeat && !r.prev[key] {
 		r.allRepeat = false
 	}
@@ -179,9 +179,10 @@ func loopReason(r *repeats) string {
 	return fmt.Sprintf("the model repeated the same tool calls in %d answers in a row without any new result (%s)", MaxRepeats, strings.Join(calls, "; "))
 }
 
-// callKey identifies a call by its tool and its arguments, whatever their
-// order or spacing.
-func callKey(tc llm.ToolCall) string {
+// CallKey identifies a call by its tool and its arguments, whatever their
+// order or spacing: two calls with the same key are the same call, and the
+// second is answered as a repeat of the first.
+func CallKey(tc llm.ToolCall) string {
 	args := tc.Arguments
 	var v any
 	if json.Unmarshal([]byte(args), &v) == nil {
