@@ -142,7 +142,7 @@ func (c *conversation) resolveRepeats() {
 	last := map[string]callResult{}
 	for _, s := range c.steps {
 		for i, cr := range s.calls {
-			key := cr.call.Name + "\x00" + canonicalArgs(cr.args)
+			key := agent.CallKey(cr.call)
 			if agent.IsRepeat(cr.result) {
 				if earlier, ok := last[key]; ok {
 					s.calls[i].result, s.calls[i].ok, s.calls[i].cleared = earlier.result, earlier.ok, earlier.cleared
@@ -154,11 +154,6 @@ func (c *conversation) resolveRepeats() {
 			}
 		}
 	}
-}
-
-func canonicalArgs(args map[string]any) string {
-	data, _ := json.Marshal(args)
-	return string(data)
 }
 
 func (f *facts) apply(cr callResult, latest bool) {

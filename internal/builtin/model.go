@@ -14,7 +14,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"creator/internal/agent"
 	"creator/internal/llm"
 )
 
@@ -88,9 +90,7 @@ func (c *conversation) wouldRepeat(calls []llm.ToolCall) bool {
 		return false
 	}
 	for i, cr := range last {
-		var args map[string]any
-		json.Unmarshal([]byte(calls[i].Arguments), &args)
-		if !cr.ok || cr.call.Name != calls[i].Name || canonicalArgs(cr.args) != canonicalArgs(args) {
+		if !cr.ok || agent.CallKey(cr.call) != agent.CallKey(calls[i]) {
 			return false
 		}
 	}
@@ -411,7 +411,9 @@ func splitLong(s sentence, most int) []sentence {
 	}
 	cut := strings.LastIndexByte(s.text[:most], ' ')
 	if cut <= 0 {
-		cut = most
+		// No space to cut at: the last whole character before most.
+		for cut = most; cut > 0 && !utf8.RuneStart(s.text[cut]); cut-- {
+		}
 	}
 	out = append(out, sentence{text: strings.TrimSpace(s.text[:cut]), start: s.start})
 	rest := s.text[cut:]
@@ -420,69 +422,97 @@ func splitLong(s sentence, most int) []sentence {
 }
 
 // analyzeChunk finds the requirements of a chunk: the statements of its
-// normative blocks (see structure.go), and the sentences with a normative
-// cue outside its normative and informative blocks, in the order they
-// stand.
+// normative blocks and the rows of its requirement tables (see
+// structure.go), and the sentences with a normative cue elsewhere outside
+// informative blocks, in the order they stand.
 func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 	p := profiles[c.doc]
-	type found struct {
-		s     sentence
-		f     finding
-		limit int // longest quote taken, in bytes
-	}
-	var all []found
 	bs := blocks(c.body)
-	kindAt := func(off int) blockKind {
-		for _, b := range bs {
-			if off >= b.start && off < b.end {
-				return b.kind
-			}
+	all := blockStatements(c.body, bs)
+	rows, rowSpans := tableRows(c.body, bs, p)
+	all = append(all, rows...)
+	all = append(all, cueSentences(c.body, bs, rowSpans, p)...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].s.start < all[j].s.start })
+	var out []draft
+	seen := map[string]bool{}
+	for _, x := range all {
+		quote := cleanQuote(x.s.text)
+		if len(strings.Fields(quote)) < 4 || seen[quote] || strings.Contains(quote, "… [line cut:") {
+			continue
 		}
-		return neutral
+		seen[quote] = true
+		out = append(out, buildDraft(quote, c.doc, chunkID(c.n), c.heading, x.f, p))
 	}
+	return out
+}
+
+// found is a requirement found in a chunk, before it becomes a draft.
+type found struct {
+	s sentence
+	f finding
+}
+
+// span is a byte range of a chunk.
+type span struct{ from, to int }
+
+func (s span) holds(off int) bool { return off >= s.from && off < s.to }
+
+// blockStatements are the items of the normative blocks: obligations
+// whatever their verb.
+func blockStatements(text string, bs []block) []found {
+	var out []found
 	for _, b := range bs {
 		if b.kind != normative {
 			continue
 		}
-		for _, s := range items(c.body, b) {
-			all = append(all, found{s, finding{kind: "obligation", cue: "a statement of a normative block", confidence: 0.8, strong: true,
-				note: "a statement under a requirement or control label, an obligation whatever its verb"}, 3000})
+		for _, s := range items(text, b) {
+			out = append(out, found{s, finding{kind: "obligation", cue: "a statement of a normative block", confidence: 0.8, strong: true,
+				note: "a statement under a requirement or control label, an obligation whatever its verb"}})
 		}
 	}
-	type span struct{ from, to int }
-	var rows []span
+	return out
+}
+
+// tableRows are the rows of requirement tables in the neutral blocks, and
+// the spans of their lines. A document of upper-case keywords marks its
+// rows with them, so there the sentences speak for themselves.
+func tableRows(text string, bs []block, p profile) ([]found, []span) {
+	if p.UpperOnly {
+		return nil, nil
+	}
+	var out []found
+	var spans []span
 	for _, b := range bs {
-		if b.kind != neutral || p.UpperOnly {
-			continue // a document of upper-case keywords marks its rows with them
+		if b.kind != neutral {
+			continue
 		}
-		for _, row := range idRows(c.body, b.start, b.end) {
-			s := row.sentence
-			quote := cleanQuote(s.text)
+		for _, row := range idRows(text, b.start, b.end) {
+			quote := cleanQuote(row.text)
 			f, ok := classify(quote, false)
 			if !ok {
 				if !rowStatesDuty(quote) {
 					continue // a table of names: "Access Control for Mobile Devices"
 				}
-				f = finding{kind: "obligation", cue: "a row with an identifier", confidence: 0.7, strong: false,
+				f = finding{kind: "obligation", cue: "a row with an identifier", confidence: 0.7,
 					note: "a row of a requirements table with its own identifier, an obligation whatever its verb"}
 			}
-			rows = append(rows, span{row.line, s.start + len(s.text)})
-			all = append(all, found{s, f, 3000})
+			spans = append(spans, span{row.line, row.start + len(row.text)})
+			out = append(out, found{row.sentence, f})
 		}
 	}
-	inRow := func(off int) bool {
-		for _, r := range rows {
-			if off >= r.from && off < r.to {
-				return true
-			}
-		}
-		return false
-	}
-	for _, whole := range sentences(c.body) {
-		if kindAt(whole.start) != neutral || inRow(whole.start) {
+	return out, spans
+}
+
+// cueSentences are the sentences of the neutral blocks, outside table
+// rows, that carry a normative cue. A run of text before a table ends
+// where its first row begins; a run too long for one sentence is read in
+// parts.
+func cueSentences(text string, bs []block, rows []span, p profile) []found {
+	var out []found
+	for _, whole := range sentences(text) {
+		if kindAt(bs, whole.start) != neutral || inAny(rows, whole.start) {
 			continue
 		}
-		// A run of text before a table ends where its first row begins.
 		for _, r := range rows {
 			if r.from > whole.start && r.from < whole.start+len(whole.text) {
 				whole.text = strings.TrimSpace(whole.text[:r.from-whole.start])
@@ -492,21 +522,28 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 		for _, s := range splitLong(whole, maxSentence) {
 			s = stripLead(s)
 			if f, ok := classify(cleanQuote(s.text), p.UpperOnly); ok {
-				all = append(all, found{s, f, maxSentence})
+				out = append(out, found{s, f})
 			}
 		}
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].s.start < all[j].s.start })
-	var out []draft
-	seen := map[string]bool{}
-	for _, x := range all {
-		quote := cleanQuote(x.s.text)
-		words := len(strings.Fields(quote))
-		if words < 4 || len(quote) > x.limit || seen[quote] || strings.Contains(quote, "… [line cut:") {
-			continue
-		}
-		seen[quote] = true
-		out = append(out, buildDraft(quote, c.doc, chunkID(c.n), c.heading, x.f, p))
-	}
 	return out
+}
+
+// kindAt is the kind of the block that holds offset off.
+func kindAt(bs []block, off int) blockKind {
+	for _, b := range bs {
+		if (span{b.start, b.end}).holds(off) {
+			return b.kind
+		}
+	}
+	return neutral
+}
+
+func inAny(spans []span, off int) bool {
+	for _, s := range spans {
+		if s.holds(off) {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // A control catalogue states its controls without modal verbs; its
@@ -114,6 +115,12 @@ func TestLongRunsAreReadRowByRow(t *testing.T) {
 		return t
 	}(), " ") != strings.TrimSpace(line) {
 		t.Fatalf("%d parts do not add up to the line", len(parts))
+	}
+	// Without a space to cut at, a cut falls between characters.
+	word := "a" + strings.Repeat("ä", 1000) // characters start at odd bytes
+	parts = splitLong(sentence{text: word}, maxSentence)
+	if len(parts) != 2 || !utf8.ValidString(parts[0].text) || parts[0].text+parts[1].text != word {
+		t.Fatalf("cut inside a character: %d parts", len(parts))
 	}
 }
 
