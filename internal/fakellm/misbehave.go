@@ -226,6 +226,19 @@ func TextCalls(form string, next Handler) Handler {
 	}
 }
 
+// callFormats write one call in a text form: %[1]s is the tool's name,
+// %[2]s its arguments.
+var callFormats = map[string]string{
+	"<tool_call> tags":  "<tool_call>\n{\"name\": %[1]q, \"arguments\": %[2]s}\n</tool_call>\n",
+	"fenced JSON":       "```json\n{\"name\": %[1]q, \"arguments\": %[2]s}\n```\n",
+	"bare JSON":         "{\"name\": %[1]q, \"parameters\": %[2]s}\n",
+	"harmony":           "<|start|>assistant<|channel|>commentary to=functions.%[1]s <|constrain|>json<|message|>%[2]s<|call|>\n",
+	"<function=…> tags": "<function=%[1]s>%[2]s</function>\n",
+	"DeepSeek tokens":   "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>%[1]s\n```json\n%[2]s\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>\n",
+	// OpenAI's shape carries the arguments as a JSON string (encoded below).
+	"OpenAI JSON": "{\"type\": \"function\", \"function\": {\"name\": %[1]q, \"arguments\": %[2]s}}\n",
+}
+
 func writeCalls(form string, calls []llm.ToolCall) string {
 	var b strings.Builder
 	switch form {
@@ -235,29 +248,23 @@ func writeCalls(form string, calls []llm.ToolCall) string {
 			items = append(items, fmt.Sprintf(`{"name": %q, "arguments": %s}`, c.Name, c.Arguments))
 		}
 		return "[TOOL_CALLS][" + strings.Join(items, ", ") + "]"
+	case "Qwen XML":
+		for _, c := range calls {
+			b.WriteString(qwenXML(c))
+		}
+		return b.String()
+	}
+	format, ok := callFormats[form]
+	if !ok {
+		panic("fakellm: unknown text form " + form)
 	}
 	for _, c := range calls {
-		switch form {
-		case "<tool_call> tags":
-			fmt.Fprintf(&b, "<tool_call>\n{\"name\": %q, \"arguments\": %s}\n</tool_call>\n", c.Name, c.Arguments)
-		case "fenced JSON":
-			fmt.Fprintf(&b, "```json\n{\"name\": %q, \"arguments\": %s}\n```\n", c.Name, c.Arguments)
-		case "bare JSON":
-			fmt.Fprintf(&b, "{\"name\": %q, \"parameters\": %s}\n", c.Name, c.Arguments)
-		case "harmony":
-			fmt.Fprintf(&b, "<|start|>assistant<|channel|>commentary to=functions.%s <|constrain|>json<|message|>%s<|call|>\n", c.Name, c.Arguments)
-		case "<function=…> tags":
-			fmt.Fprintf(&b, "<function=%s>%s</function>\n", c.Name, c.Arguments)
-		case "DeepSeek tokens":
-			fmt.Fprintf(&b, "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>%s\n```json\n%s\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>\n", c.Name, c.Arguments)
-		case "Qwen XML":
-			b.WriteString(qwenXML(c))
-		case "OpenAI JSON":
-			args, _ := json.Marshal(c.Arguments)
-			fmt.Fprintf(&b, "{\"type\": \"function\", \"function\": {\"name\": %q, \"arguments\": %s}}\n", c.Name, args)
-		default:
-			panic("fakellm: unknown text form " + form)
+		args := c.Arguments
+		if form == "OpenAI JSON" {
+			data, _ := json.Marshal(args)
+			args = string(data)
 		}
+		fmt.Fprintf(&b, format, c.Name, args)
 	}
 	return b.String()
 }
