@@ -397,7 +397,8 @@ func (a *Agent) runCalls(ctx context.Context, conv *Conversation, step int, ans 
 
 // callTool runs one call and returns the text for the model.
 func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc llm.ToolCall, taken takenCall, r *run) (string, bool) {
-	past, visible := r.repeats.earlier(tc, conv)
+	key := CallKey(tc)
+	past, visible := r.repeats.earlier(key, conv)
 	var raw string
 	var err error
 	start := a.now()
@@ -438,7 +439,7 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 	if err != nil && r.strikes.warn(tc.Name) {
 		result += fmt.Sprintf("\n(%s has now failed in %d answers in a row; if all its calls fail in your next answer too, the job stops. Change the arguments or do this another way.)", tc.Name, MaxToolFailures-1)
 	}
-	r.repeats.record(tc, step, result, outcome, err != nil, repeat)
+	r.repeats.record(key, tc, step, result, outcome, err != nil, repeat)
 	if a.Observer != nil {
 		a.Observer.ToolCalled(ToolCall{Step: step, Name: tc.Name, Arguments: tc.Arguments, Duration: took, Err: err, Result: raw, Notes: taken.notes, Repeat: repeat})
 	}

@@ -73,10 +73,10 @@ func (r *repeats) begin() {
 	r.keys, r.allRepeat = map[string]bool{}, true
 }
 
-// earlier returns the call tc repeats, if its result is still in the
-// conversation.
-func (r *repeats) earlier(tc llm.ToolCall, conv *Conversation) (pastCall, bool) {
-	p, ok := r.seen[CallKey(tc)]
+// earlier returns the call with key that a new one repeats, and whether
+// its result is still in the conversation.
+func (r *repeats) earlier(key string, conv *Conversation) (pastCall, bool) {
+	p, ok := r.seen[key]
 	if !ok {
 		return p, false
 	}
@@ -100,9 +100,9 @@ func (p pastCall) same(raw string, failed bool) bool {
 	return hash(raw) == p.result
 }
 
-// record remembers a call that ran, and whether it was a repeat.
-func (r *repeats) record(tc llm.ToolCall, step int, result, raw string, failed, repeat bool) {
-	key := CallKey(tc)
+// record remembers a call that ran (by its key), and whether it was a
+// repeat.
+func (r *repeats) record(key string, tc llm.ToolCall, step int, result, raw string, failed, repeat bool) {
 	if !repeat && !r.prev[key] {
 		r.allRepeat = false
 	}
