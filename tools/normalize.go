@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"creator/internal/humanize"
 )
 
 // Models send arguments that mean one thing unambiguously but do not match
@@ -45,15 +47,6 @@ func (p argPath) item(i int) argPath {
 	return argPath{fmt.Sprintf("%s[%d]", p.shown, i+1), p.schema + "[]"}
 }
 
-// fieldError is an argument that cannot be read even leniently.
-type fieldError struct{ msg string }
-
-func (e *fieldError) Error() string { return e.msg }
-
-func (r *argReader) fail(format string, a ...any) error {
-	return &fieldError{fmt.Sprintf(format, a...)}
-}
-
 // read returns v in the form the schema describes, adding a note for every
 // change of meaningful form to notes.
 func (r *argReader) read(s *jsonschema.Schema, v any, at argPath, notes *[]string) (any, error) {
@@ -86,9 +79,9 @@ func (r *argReader) readObject(s *jsonschema.Schema, v any, at argPath, notes *[
 		}
 		if obj == nil {
 			if at.shown == "" {
-				return nil, r.fail("they must be a JSON object, not %s", jsonKind(v))
+				return nil, fmt.Errorf("they must be a JSON object, not %s", jsonKind(v))
 			}
-			return nil, r.fail("field %q must be an object, not %s", at.shown, jsonKind(v))
+			return nil, fmt.Errorf("field %q must be an object, not %s", at.shown, jsonKind(v))
 		}
 	}
 	var unknown []string
@@ -130,7 +123,7 @@ func (r *argReader) readObject(s *jsonschema.Schema, v any, at argPath, notes *[
 		if at.shown != "" {
 			msg += " in " + at.shown
 		}
-		return nil, r.fail("%s", msg)
+		return nil, fmt.Errorf("%s", msg)
 	}
 	return obj, nil
 }
@@ -169,7 +162,7 @@ func (r *argReader) readArray(s *jsonschema.Schema, v any, at argPath, notes *[]
 			}
 		}
 		if list == nil {
-			return nil, r.fail("field %q must be an array, not %s", at.shown, jsonKind(v))
+			return nil, fmt.Errorf("field %q must be an array, not %s", at.shown, jsonKind(v))
 		}
 	}
 	out := make([]any, 0, len(list))
@@ -219,7 +212,7 @@ func (r *argReader) readString(s *jsonschema.Schema, v any, at argPath, notes *[
 			*notes = append(*notes, fmt.Sprintf("read %s %v as %q", at.shown, x, str))
 		}
 	default:
-		return nil, r.fail("field %q must be a string, not %s", at.shown, jsonKind(v))
+		return nil, fmt.Errorf("field %q must be a string, not %s", at.shown, jsonKind(v))
 	}
 	if len(s.Enum) == 0 {
 		return str, nil
@@ -239,7 +232,7 @@ func (r *argReader) readString(s *jsonschema.Schema, v any, at argPath, notes *[
 			return e, nil
 		}
 	}
-	return nil, r.fail("field %q must be one of %s (got %s)", at.shown, strings.Join(allowed, ", "), quoteShort(v))
+	return nil, fmt.Errorf("field %q must be one of %s (got %s)", at.shown, strings.Join(allowed, ", "), quoteShort(v))
 }
 
 // foldEnum compares enumeration values regardless of case, surrounding
@@ -262,15 +255,15 @@ func readNumber(integer bool, v any, at argPath, notes *[]string) (any, error) {
 	case string:
 		parsed, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
 		if err != nil {
-			return nil, &fieldError{fmt.Sprintf("field %q must be %s, not a string (got %s)", at.shown, want, quoteShort(x))}
+			return nil, fmt.Errorf("field %q must be %s, not a string (got %s)", at.shown, want, quoteShort(x))
 		}
 		f = parsed
 		note = fmt.Sprintf("read %s %s as %s", at.shown, quoteShort(x), strconv.FormatFloat(f, 'f', -1, 64))
 	default:
-		return nil, &fieldError{fmt.Sprintf("field %q must be %s, not %s", at.shown, want, jsonKind(v))}
+		return nil, fmt.Errorf("field %q must be %s, not %s", at.shown, want, jsonKind(v))
 	}
 	if integer && f != float64(int64(f)) {
-		return nil, &fieldError{fmt.Sprintf("field %q must be a whole number (got %s)", at.shown, strconv.FormatFloat(f, 'f', -1, 64))}
+		return nil, fmt.Errorf("field %q must be a whole number (got %s)", at.shown, strconv.FormatFloat(f, 'f', -1, 64))
 	}
 	if note != "" {
 		*notes = append(*notes, note)
@@ -292,7 +285,7 @@ func readBool(v any, at argPath, notes *[]string) (any, error) {
 			return false, nil
 		}
 	}
-	return nil, &fieldError{fmt.Sprintf("field %q must be true or false, not %s", at.shown, describeValue(v))}
+	return nil, fmt.Errorf("field %q must be true or false, not %s", at.shown, describeValue(v))
 }
 
 // jsonOf parses s as JSON of type T, when s (trimmed) is one.
@@ -334,10 +327,7 @@ func quoteShort(v any) string {
 		data, _ := json.Marshal(v)
 		return string(data)
 	}
-	if r := []rune(s); len(r) > 60 {
-		s = string(r[:60]) + "…"
-	}
-	return strconv.Quote(s)
+	return strconv.Quote(humanize.Clip(s, 61))
 }
 
 func describeValue(v any) string {

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"creator/internal/humanize"
 )
 
 // ArgumentsError says why the arguments of a tool call cannot be used.
@@ -134,7 +135,7 @@ func (r *repair) problem(raw string) *ArgumentsError {
 		return &ArgumentsError{
 			Truncated: true,
 			Offset:    len(raw),
-			Problem:   fmt.Sprintf("ends inside %s after %s characters", inside, thousands(utf8.RuneCountInString(raw))),
+			Problem:   fmt.Sprintf("ends inside %s after %s characters", inside, humanize.Int(utf8.RuneCountInString(raw))),
 		}
 	}
 	if kind := jsonKind(r.text); kind != "" {
@@ -237,19 +238,4 @@ func isObject(text string) bool {
 }
 
 // quote shows a short piece of text in backticks, shortened when long.
-func quote(s string) string {
-	const limit = 40
-	if utf8.RuneCountInString(s) > limit {
-		s = string([]rune(s)[:limit]) + "…"
-	}
-	return "`" + s + "`"
-}
-
-// thousands formats n with commas between groups of three digits: 1,834.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func quote(s string) string { return "`" + humanize.Clip(s, 41) + "`" }
