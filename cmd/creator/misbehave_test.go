@@ -33,7 +33,11 @@ func TestMisbehavingModels(t *testing.T) {
 			if got := e.read("m", "output/requirements.json"); got != string(want) {
 				t.Errorf("the output differs from a clean run's:\n%s", tail(got, 1500))
 			}
-			if strings.Contains(e.read("m", ".agent/transcript.jsonl"), `"tool_error":true`) && sc.Name == "argument variants" {
+			trace := e.read("m", ".agent/transcript.jsonl")
+			if !strings.Contains(trace, sc.Trace) {
+				t.Errorf("the transcript never shows %q: the misbehaviour did not happen", sc.Trace)
+			}
+			if sc.Name == "argument variants" && strings.Contains(trace, `"tool_error":true`) {
 				t.Error("a variant was refused")
 			}
 		})

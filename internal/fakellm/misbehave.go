@@ -16,22 +16,27 @@ import (
 // through any of them completes with the output of a clean run.
 
 // Scenario is one misbehaviour, by name, as a wrapper around a handler.
+// Trace is what a job's transcript shows once the misbehaviour has
+// happened and been handled, so a test can tell that it did happen.
 type Scenario struct {
-	Name string
-	Wrap func(next Handler) Handler
+	Name  string
+	Wrap  func(next Handler) Handler
+	Trace string
 }
 
 // Scenarios lists every misbehaviour a model may show that the product
 // handles without changing its output. Each is deterministic.
 func Scenarios() []Scenario {
 	out := []Scenario{
-		{"argument variants", func(next Handler) Handler { return ArgumentVariants(1, next) }},
-		{"tool name variants", func(next Handler) Handler { return NameVariants(next) }},
-		{"cut off at the output limit", func(next Handler) Handler { return StrictHistory(CutOff(0.3, 2, next)) }},
-		{"repeated calls", func(next Handler) Handler { return Repeats(0.3, 3, next) }},
+		{"argument variants", func(next Handler) Handler { return ArgumentVariants(1, next) }, "ignored unknown field"},
+		{"tool name variants", func(next Handler) Handler { return NameVariants(next) }, "read tool name"},
+		{"cut off at the output limit", func(next Handler) Handler { return StrictHistory(CutOff(0.3, 2, next)) }, "cut off at the output limit"},
+		// A clean run may repeat a read too; the repeated answers' call ids
+		// are Repeats' own.
+		{"repeated calls", func(next Handler) Handler { return Repeats(0.3, 3, next) }, `"id":"rep`},
 	}
 	for _, f := range TextForms {
-		out = append(out, Scenario{"tool calls as text: " + f, func(next Handler) Handler { return TextCalls(f, next) }})
+		out = append(out, Scenario{"tool calls as text: " + f, func(next Handler) Handler { return TextCalls(f, next) }, "read from the answer's text"})
 	}
 	return out
 }

@@ -120,9 +120,14 @@ func TestClosestOffersOnlyAResemblingPassage(t *testing.T) {
 	if !ok || !strings.HasPrefix(got, "Aufzeichnungen dürfen nicht in einer Weise verändert werden") || !strings.Contains(got, "nicht mehr feststellbar ist") {
 		t.Errorf("Closest(%q) = %q, %v", quote, got, ok)
 	}
-	// The tail of a sentence does not resemble a quote of the whole.
+	// The passage offered covers the whole quote, not just its tail.
 	text := "Records must be stored in the archive. The archive keeps every record without the change being logged by the operator."
-	if got, ok := Closest(text, "Records must be stored in the archive system so that nothing can be changed without the change being logged."); ok && !strings.HasPrefix(got, "Records must be stored") {
+	if got, ok := Closest(text, "Records must be stored in the archive system so that nothing can be changed without the change being logged."); !ok ||
+		got != "Records must be stored in the archive. The archive keeps every record without the change being logged" {
+		t.Errorf("Closest = %q, %v; want the passage from its first to its last word", got, ok)
+	}
+	// The tail alone does not resemble the quote.
+	if got, ok := Closest("The archive keeps every record without the change being logged by the operator.", "Records must be stored in the archive system so that nothing can be changed without the change being logged."); ok {
 		t.Errorf("a fragment was offered: %q", got)
 	}
 	for _, q := range []string{"Records must be stored in the … without the change being logged.", "kept ... for ten years", "kept […] for ten years", "kept [...] for ten years"} {
