@@ -139,6 +139,9 @@ func readConversation(msgs []llm.Message) *conversation {
 // identical call that succeeded (one cut off by an interruption, say, is
 // not the one pointed to).
 func (c *conversation) resolveRepeats() {
+	if !c.hasRepeats() {
+		return // the usual case: no call keys to work out
+	}
 	last := map[string]callResult{}
 	for _, s := range c.steps {
 		for i, cr := range s.calls {
@@ -154,6 +157,17 @@ func (c *conversation) resolveRepeats() {
 			}
 		}
 	}
+}
+
+func (c *conversation) hasRepeats() bool {
+	for _, s := range c.steps {
+		for _, cr := range s.calls {
+			if agent.IsRepeat(cr.result) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (f *facts) apply(cr callResult, latest bool) {
