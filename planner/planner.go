@@ -6,6 +6,7 @@ package planner
 
 import (
 	"creator/internal/humanize"
+	"creator/workspace"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,10 +50,10 @@ type Files interface {
 	AppendInternal(rel string, data []byte) error
 }
 
-// File names inside the job folder.
+// File names inside the job folder, as the workspace lays it out.
 const (
-	PlanFile     = "plan.json"
-	ProgressFile = "progress.md"
+	PlanFile     = workspace.PlanFile
+	ProgressFile = workspace.ProgressFile
 )
 
 // Limits on what a plan may hold, so a confused model cannot flood it.

@@ -199,9 +199,9 @@ func checkChangeable(orig, clean, rel string) error {
 		return refuse(orig, "is inside .agent/, the job's machine state, which tools cannot change%s", where)
 	case strings.EqualFold(first, "input"):
 		return refuse(orig, "is inside input/, which holds the source documents and is read-only%s; write derived files elsewhere, e.g. under notes/", where)
-	case strings.EqualFold(rel, "plan.json"):
+	case strings.EqualFold(rel, PlanFile):
 		return refuse(orig, "is managed by the planning tools%s; use write_plan, add_task, start_task and complete_task", where)
-	case strings.EqualFold(rel, "progress.md"):
+	case strings.EqualFold(rel, ProgressFile):
 		return refuse(orig, "is the job's log, appended by complete_task%s; keep your own notes under notes/", where)
 	case atomicfile.IsTemp(path.Base(rel)):
 		return refuse(orig, "uses a name reserved for temporary files")

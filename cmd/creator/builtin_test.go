@@ -35,7 +35,6 @@ func corpusPath(t *testing.T, name string) string {
 // and returns its folder.
 func runBuiltin(t *testing.T, doc, id string) string {
 	t.Helper()
-	clearModelEnv(t)
 	root := filepath.Join(t.TempDir(), "ws")
 	code, _, stderr := cli(t, "run", "--workspace", root, "--job", id, "--quiet", doc)
 	if code != 0 {
@@ -339,7 +338,6 @@ func TestBuiltinBudgetStopThenResume(t *testing.T) {
 		t.Skip("two whole jobs")
 	}
 	doc := corpusPath(t, "GoBD.pdf")
-	clearModelEnv(t)
 	root := filepath.Join(t.TempDir(), "ws")
 	code, stdout, stderr := cli(t, "run", "--workspace", root, "--job", "part", "--quiet", "--max-steps", "15", doc)
 	if code != exitIncomplete || !strings.Contains(stderr, "the step limit of 15 was reached; continue with: creator resume --job part --max-steps 115") {

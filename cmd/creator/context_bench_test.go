@@ -11,10 +11,9 @@ import (
 	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/builtin"
-	"creator/internal/index"
+	"creator/internal/jobrun"
 	"creator/internal/llm"
 	"creator/internal/tokens"
-	"creator/planner"
 	"creator/templates"
 	"creator/workspace"
 )
@@ -40,7 +39,7 @@ func (f contextFigures) prefixShare() float64 {
 // recordingModel measures every request on its way to the model.
 type recordingModel struct {
 	llm.Model
-	cm      *compaction.Manager
+	jobrun.Silent
 	counter *tokens.Counter
 
 	mu   sync.Mutex
@@ -58,10 +57,6 @@ func (r *recordingModel) Complete(ctx context.Context, req llm.Request) (llm.Res
 		}
 		r.f.summaryTokens += n
 	} else {
-		n := r.cm.PromptTokens(&agent.Conversation{Messages: req.Messages})
-		r.f.steps++
-		r.f.peak = max(r.f.peak, n)
-		r.f.total += n
 		if r.prev != nil {
 			r.f.comparisons++
 			if startsWith(req, *r.prev) {
@@ -74,6 +69,16 @@ func (r *recordingModel) Complete(ctx context.Context, req llm.Request) (llm.Res
 	}
 	r.mu.Unlock()
 	return r.Model.Complete(ctx, req)
+}
+
+// ModelCalled takes the prompt tokens of each step as context management
+// counted them before the call.
+func (r *recordingModel) ModelCalled(c agent.ModelCall) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.f.steps++
+	r.f.peak = max(r.f.peak, c.Counted)
+	r.f.total += c.Counted
 }
 
 // startsWith reports whether req begins with the whole of prev: the same
@@ -101,30 +106,16 @@ func runContextJob(tb testing.TB, doc string, cfg compaction.Config) contextFigu
 		tb.Fatal(err)
 	}
 	defer job.Close()
-	info, err := job.Info()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	counter := tokens.Default()
-	model := &recordingModel{Model: builtin.New(), counter: counter}
-	idx, err := index.Open(job.Dir, job.FS())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	job.Watch(idx)
-	defer idx.Close()
-	a, cm, err := assemble(job, planner.New(job, nil), model, counter, idx, cfg, info)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	model.cm = cm
-	a.Limits.MaxSteps = 5000
-	out, err := a.Start(context.Background(), firstMessage(job.ID, info))
+	model := &recordingModel{Model: builtin.New(), counter: tokens.Default()}
+	out, err := jobrun.Run(context.Background(), jobrun.Config{
+		Job: job, Model: model, ModelName: builtin.Name, Priced: true, Limits: agent.Limits{MaxSteps: 5000},
+		Context: cfg, Tokenizer: tokens.DefaultEncoding, Reporter: model,
+	})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	f := model.f
-	f.stats, f.outcome = cm.Stats(), out
+	f.stats, f.outcome = out.Context, out.Agent
 	reqs, _ := job.Names("requirements")
 	f.requirements = len(reqs)
 	return f

@@ -5,15 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"creator/internal/jobrun"
 )
 
 // Exit codes, as the README documents them.
 const (
-	exitOK          = 0
-	exitFailure     = 1
-	exitUsage       = 2
-	exitIncomplete  = 3   // stopped before completion; resumable
-	exitInterrupted = 130 // Ctrl-C or SIGTERM; resumable
+	exitOK          = jobrun.ExitOK
+	exitFailure     = jobrun.ExitFailure
+	exitUsage       = jobrun.ExitUsage
+	exitIncomplete  = jobrun.ExitIncomplete
+	exitInterrupted = jobrun.ExitInterrupted
 )
 
 // usageError is a mistake in the command line: exit 2.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"creator/internal/atomicfile"
-	"creator/internal/document"
 	"creator/internal/export"
 	"creator/internal/output"
 )
@@ -86,7 +84,7 @@ func runExport(o *exportOptions) error {
 	if err := output.Validate(data); err != nil {
 		return fmt.Errorf("job '%s': %s is not valid: %w", job.ID, output.RequirementsFile, err)
 	}
-	src, err := exportSource(job.ID, data, job.ReadInternal)
+	src, err := export.SourceOf(job.ID, data, job.ReadInternal)
 	if err != nil {
 		return err
 	}
@@ -109,39 +107,4 @@ func runExport(o *exportOptions) error {
 	}
 	fmt.Fprintf(o.streams.ErrOut, "creator: wrote %d requirements as %s to %s\n", len(src.Records), format, o.output)
 	return nil
-}
-
-// exportSource reads what an export needs: the records and, when there is
-// one, the chunk manifest that gives their sections.
-func exportSource(id string, data []byte, read func(string) ([]byte, error)) (export.Source, error) {
-	src := export.Source{JobID: id}
-	if err := json.Unmarshal(data, &src.Records); err != nil {
-		return src, fmt.Errorf("%s: %w", output.RequirementsFile, err)
-	}
-	if m, err := read(document.ManifestFile); err == nil {
-		if src.Manifest, err = document.ParseManifest(m); err != nil {
-			return src, err
-		}
-	}
-	src.Chunks = map[string]string{}
-	for _, r := range src.Records {
-		if len(r.Citations) == 0 {
-			continue
-		}
-		c, ok := src.Manifest.Find(r.Citations[0].Chunk)
-		if _, done := src.Chunks[c.ID]; !ok || done {
-			continue
-		}
-		if data, err := read(c.File); err == nil {
-			src.Chunks[c.ID] = document.ChunkBody(string(data))
-		}
-	}
-	for _, r := range src.Records {
-		for _, c := range r.Citations {
-			if !slices.Contains(src.Documents, c.Document) {
-				src.Documents = append(src.Documents, c.Document)
-			}
-		}
-	}
-	return src, nil
 }

@@ -39,12 +39,3 @@ func terminalWidth(f *os.File) int {
 	}
 	return 0
 }
-
-func (s *IOStreams) width() int {
-	if s.ErrWidth != nil {
-		if w := s.ErrWidth(); w > 0 {
-			return w
-		}
-	}
-	return 80
-}

@@ -25,14 +25,14 @@ func mainRun() int {
 		<-ctx.Done()
 		stop()
 	}()
-	return execute(ctx, os.Args[1:], systemStreams())
+	return execute(ctx, os.Args[1:], systemFactory())
 }
 
 // execute runs one command line and returns the process exit code. It is
 // the one place where errors become exit codes and messages.
-func execute(ctx context.Context, args []string, streams *IOStreams) int {
-	root := newRootCmd(streams)
+func execute(ctx context.Context, args []string, f *factory) int {
+	root := newRootCmd(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	return report(ctx, streams, err)
+	return report(ctx, f.streams, err)
 }

@@ -88,19 +88,30 @@ func TestScripts(t *testing.T) {
 var modelEnv = []string{"CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CREATOR_MAX_STEPS",
 	"CREATOR_TOKENIZER", "CREATOR_PRICE_IN", "CREATOR_PRICE_OUT", "CREATOR_REQUEST_TIMEOUT", workspace.RootEnv}
 
-// clearModelEnv empties modelEnv for the test, so the built-in model runs
-// with the defaults.
-func clearModelEnv(t *testing.T) {
-	for _, k := range modelEnv {
-		t.Setenv(k, "")
+// testFactory is what a command takes from the process, for a test: the
+// streams, an environment of env alone (the developer's own is never
+// seen), the clock now (nil: time.Now), retries after a millisecond and
+// no pause between redraws of the progress line.
+func testFactory(streams *IOStreams, env map[string]string, now func() time.Time) *factory {
+	if now == nil {
+		now = time.Now
 	}
+	return &factory{streams: streams, getenv: func(k string) string { return env[k] }, now: now,
+		retryBaseDelay: time.Millisecond, redrawEvery: time.Nanosecond}
 }
 
-// cli runs one command line in-process and returns its exit code and output.
+// cli runs one command line in-process, with an empty environment, and
+// returns its exit code and output.
 func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return cliWith(t, nil, nil, args...)
+}
+
+// cliWith is cli with an environment and a clock.
+func cliWith(t *testing.T, env map[string]string, now func() time.Time, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	code = execute(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	code = execute(context.Background(), args, testFactory(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, env, now))
 	return code, out.String(), errOut.String()
 }
 
@@ -254,10 +265,9 @@ func normalize(s, root string) string {
 
 func TestStatusStates(t *testing.T) {
 	root, _ := fixture(t)
-	clock = func() time.Time { return time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC) }
-	defer func() { clock = time.Now }()
+	at := func() time.Time { return time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC) }
 
-	_, out, _ := cli(t, "status", "--job", "killed", "--workspace", root)
+	_, out, _ := cliWith(t, nil, at, "status", "--job", "killed", "--workspace", root)
 	for _, want := range []string{
 		`(?m)^State +interrupted$`,
 		`(?m)^Input +policy\.txt \(36 bytes\)$`,
@@ -272,11 +282,11 @@ func TestStatusStates(t *testing.T) {
 			t.Errorf("status of an interrupted job lacks %s:\n%s", want, out)
 		}
 	}
-	_, out, _ = cli(t, "status", "--job", "busy", "--workspace", root)
+	_, out, _ = cliWith(t, nil, at, "status", "--job", "busy", "--workspace", root)
 	if !regexp.MustCompile(`(?m)^State +running \(pid \d+\)$`).MatchString(out) || strings.Contains(out, "Continue with") {
 		t.Errorf("status of a running job:\n%s", out)
 	}
-	_, out, _ = cli(t, "list", "--workspace", root)
+	_, out, _ = cliWith(t, nil, at, "list", "--workspace", root)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 4 || !regexp.MustCompile(`^ID +STATE +INPUT +TASKS +REQS +TOKENS +COST +UPDATED$`).MatchString(lines[0]) ||
 		!regexp.MustCompile(`^done +completed +policy\.txt +3/3 +1 +5,700 +\$0\.012 +2026-11-21`).MatchString(lines[1]) ||
@@ -284,7 +294,7 @@ func TestStatusStates(t *testing.T) {
 		t.Errorf("list:\n%s", out)
 	}
 	// status without --job is the list.
-	_, out2, _ := cli(t, "status", "--workspace", root)
+	_, out2, _ := cliWith(t, nil, at, "status", "--workspace", root)
 	if out2 != out {
 		t.Errorf("status without --job differs from list:\n%s", out2)
 	}
@@ -327,7 +337,7 @@ func TestInstructionsNameEveryTool(t *testing.T) {
 // Every command a user can call explains itself with a description and
 // examples.
 func TestEveryCommandHasHelpAndExamples(t *testing.T) {
-	root := newRootCmd(&IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	root := newRootCmd(testFactory(&IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, nil, nil))
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {

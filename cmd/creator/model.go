@@ -2,7 +2,6 @@ package main
 
 import (
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -27,9 +26,9 @@ func (m modelChoice) builtin() bool { return m.name == builtin.Name }
 // be run.
 func (o *runOptions) chooseModel(recordedModel, recordedURL string) (modelChoice, error) {
 	m := modelChoice{
-		name:    first(o.model, os.Getenv("CREATOR_MODEL"), recordedModel),
-		baseURL: first(o.baseURL, os.Getenv("CREATOR_BASE_URL"), os.Getenv("OPENAI_BASE_URL"), recordedURL),
-		apiKey:  first(o.apiKey, os.Getenv("OPENAI_API_KEY")),
+		name:    first(o.model, o.getenv("CREATOR_MODEL"), recordedModel),
+		baseURL: first(o.baseURL, o.getenv("CREATOR_BASE_URL"), o.getenv("OPENAI_BASE_URL"), recordedURL),
+		apiKey:  first(o.apiKey, o.getenv("OPENAI_API_KEY")),
 	}
 	switch {
 	case m.name == builtin.Name:
@@ -50,15 +49,12 @@ func (o *runOptions) chooseModel(recordedModel, recordedURL string) (modelChoice
 	return m, nil
 }
 
-// retryBaseDelay is the first wait between attempts at the model server;
-// tests shorten it.
-var retryBaseDelay = time.Second
-
-func (m modelChoice) client(timeout time.Duration) llm.Model {
+// client is the model's client; retries wait baseDelay, then longer.
+func (m modelChoice) client(timeout, baseDelay time.Duration) llm.Model {
 	if m.builtin() {
 		return builtin.New()
 	}
-	return llm.NewClient(llm.ClientConfig{BaseURL: m.baseURL, APIKey: m.apiKey, Model: m.name, SendReasoning: true, BaseDelay: retryBaseDelay, Timeout: timeout})
+	return llm.NewClient(llm.ClientConfig{BaseURL: m.baseURL, APIKey: m.apiKey, Model: m.name, SendReasoning: true, BaseDelay: baseDelay, Timeout: timeout})
 }
 
 // safeURL drops credentials and query parameters from a URL before it is

@@ -8,10 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
-
-	"creator/internal/humanize"
 )
 
 // runWithStreams runs a command line with stderr as a terminal of the given
@@ -24,13 +21,11 @@ func runWithStreams(t *testing.T, width int, args ...string) (int, string, strin
 		streams.ErrTTY = true
 		streams.ErrWidth = func() int { return width }
 	}
-	code := execute(context.Background(), args, streams)
+	code := execute(context.Background(), args, testFactory(streams, nil, nil))
 	return code, out.String(), errOut.String()
 }
 
 func TestProgressLineOnATerminal(t *testing.T) {
-	redrawEvery = 0
-	defer func() { redrawEvery = 200 * time.Millisecond }()
 	e := newJobEnv(t, smallJob())
 	args := e.args("run", "--job", "tty", "--quiet=false", e.doc)
 	code, stdout, stderr := runWithStreams(t, 100, args...)
@@ -101,19 +96,6 @@ func TestProgressWithoutATerminal(t *testing.T) {
 	}
 }
 
-func TestProgressLineFitsANarrowTerminal(t *testing.T) {
-	p := &progress{streams: &IOStreams{ErrWidth: func() int { return 40 }}, now: time.Now, started: time.Now(), step: 12, done: 2, total: 7,
-		task: "3. Find the candidates in chunks 1 to 10", reqs: 1}
-	line := humanize.Clip(p.line(), p.streams.width()-1)
-	if utf8.RuneCountInString(line) != 39 || !strings.HasPrefix(line, "step 12 · 2/7 tasks · 1 requirement · ") || !strings.HasSuffix(line, "…") {
-		t.Errorf("line %q", line)
-	}
-	p.priced, p.totals.CostUSD, p.totals.PromptTokens = true, 1.234, 1500000
-	if line := p.line(); !strings.Contains(line, "1,500,000 tokens ($1.23)") {
-		t.Errorf("line %q", line)
-	}
-}
-
 // syncBuffer is a buffer the progress ticker and the command may share.
 type syncBuffer struct {
 	mu chanMutex
@@ -144,9 +126,6 @@ func (s *syncBuffer) String() string {
 
 // The line counts the requirements as the agent saves them.
 func TestProgressLineCountsSavedRequirements(t *testing.T) {
-	redrawEvery = 0
-	defer func() { redrawEvery = 200 * time.Millisecond }()
-	clearModelEnv(t)
 	root := filepath.Join(t.TempDir(), "ws")
 	code, _, stderr := runWithStreams(t, 200, "run", "--workspace", root, "--job", "n", "../../testdata/sample/retention-policy.pdf")
 	if code != 0 {

@@ -339,7 +339,7 @@ func TestKillAtRandomMoments(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs creator as separate processes")
 	}
-	kills := envInt("CREATOR_STRESS_KILLS", 10)
+	kills := systemFactory().envInt("CREATOR_STRESS_KILLS", 10)
 	seed := uint64(time.Now().UnixNano())
 	if s, err := strconv.ParseUint(os.Getenv("CREATOR_STRESS_SEED"), 10, 64); err == nil {
 		seed = s
@@ -479,7 +479,6 @@ func checkNothingTorn(t *testing.T, dir string) {
 // Two jobs run side by side in one process without interfering: each ends
 // with the output it would have alone. Run with -race (make test does).
 func TestParallelJobs(t *testing.T) {
-	clearModelEnv(t)
 	root := filepath.Join(t.TempDir(), "ws")
 	docs := map[string]string{"a": "../../testdata/sample/retention-policy.pdf", "b": "../../testdata/bad/prompt-injection.txt"}
 	var wg sync.WaitGroup
@@ -517,9 +516,8 @@ func TestParallelJobs(t *testing.T) {
 // file of the job, no line of output, even with --verbose.
 func TestAPIKeyFromTheEnvironmentIsNeverWritten(t *testing.T) {
 	e := newJobEnv(t, smallJob())
-	t.Setenv("OPENAI_API_KEY", testKey)
 	args := []string{"run", "--workspace", e.root, "--base-url", e.srv.URL(), "--model", "fake-model", "--verbose", "--job", "env", e.doc}
-	code, stdout, stderr := cli(t, args...)
+	code, stdout, stderr := cliWith(t, map[string]string{"OPENAI_API_KEY": testKey}, nil, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

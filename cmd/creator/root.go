@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -8,23 +9,39 @@ import (
 	"creator/workspace"
 )
 
-// globalOptions are the flags every command shares.
-type globalOptions struct {
-	streams   *IOStreams
-	workspace string // --workspace
-	now       func() time.Time
+// factory is what the commands take from the process: streams,
+// environment and clock. Tests make their own, so they can run in parallel.
+type factory struct {
+	streams *IOStreams
+	getenv  func(string) string
+	now     func() time.Time
+	// retryBaseDelay is the first wait between attempts at the model
+	// server; redrawEvery spaces redraws of the live progress line.
+	retryBaseDelay time.Duration
+	redrawEvery    time.Duration
 }
 
-// clock is the time source of the commands; tests fix it.
-var clock = time.Now
+// systemFactory is the process's own.
+func systemFactory() *factory {
+	return &factory{streams: systemStreams(), getenv: os.Getenv, now: time.Now, retryBaseDelay: time.Second}
+}
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	*factory
+	workspace string // --workspace
+}
 
 // root resolves the folder that holds the jobs.
 func (g *globalOptions) root() (string, error) {
-	return workspace.ResolveRoot(g.workspace, workspace.SystemEnvironment())
+	env := workspace.SystemEnvironment()
+	env.Getenv = g.getenv
+	return workspace.ResolveRoot(g.workspace, env)
 }
 
-func newRootCmd(streams *IOStreams) *cobra.Command {
-	g := &globalOptions{streams: streams, now: clock}
+func newRootCmd(f *factory) *cobra.Command {
+	g := &globalOptions{factory: f}
+	streams := f.streams
 	cmd := &cobra.Command{
 		Use:   "creator",
 		Short: "Extract citation-backed requirements from documents",

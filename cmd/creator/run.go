@@ -1,9 +1,10 @@
 package main
 
 import (
+	"creator/compaction"
+	"creator/internal/jobrun"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -40,26 +41,18 @@ type runOptions struct {
 	changed func(name string) bool
 }
 
-// Defaults of the run flags.
-const (
-	defaultMaxSteps        = 500
-	defaultContextWindow   = 128000
-	defaultSummarizeAt     = 80000
-	defaultKeepToolResults = 5
-)
-
 func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f := cmd.Flags()
-	f.IntVar(&o.maxSteps, "max-steps", envInt("CREATOR_MAX_STEPS", defaultMaxSteps), "stop after this many model calls (env CREATOR_MAX_STEPS); the job stays resumable")
+	f.IntVar(&o.maxSteps, "max-steps", o.envInt("CREATOR_MAX_STEPS", jobrun.DefaultMaxSteps), "stop after this many model calls (env CREATOR_MAX_STEPS); the job stays resumable")
 	f.Int64Var(&o.maxTokens, "max-tokens", 0, "stop when prompt+completion tokens of the job reach this total (0: no limit)")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "stop when the job has cost this many US dollars (0: no limit; needs the model's price)")
-	f.Float64Var(&o.priceIn, "price-in", envFloat("CREATOR_PRICE_IN"), "US dollars per million prompt tokens (env CREATOR_PRICE_IN); default: the built-in table of OpenAI models")
-	f.Float64Var(&o.priceOut, "price-out", envFloat("CREATOR_PRICE_OUT"), "US dollars per million completion tokens (env CREATOR_PRICE_OUT)")
-	f.IntVar(&o.contextWindow, "context-window", defaultContextWindow, "the model's context window in tokens")
-	f.IntVar(&o.summarizeAt, "summarize-at", defaultSummarizeAt, "summarise older turns when the prompt passes this many tokens")
-	f.IntVar(&o.keepToolResults, "keep-tool-results", defaultKeepToolResults, "number of recent tool results kept whole in the prompt")
-	f.StringVar(&o.tokenizer, "tokenizer", envString("CREATOR_TOKENIZER", tokens.DefaultEncoding), "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
-	f.DurationVar(&o.requestTimeout, "request-timeout", envDuration("CREATOR_REQUEST_TIMEOUT", 10*time.Minute), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
+	f.Float64Var(&o.priceIn, "price-in", o.envFloat("CREATOR_PRICE_IN"), "US dollars per million prompt tokens (env CREATOR_PRICE_IN); default: the built-in table of OpenAI models")
+	f.Float64Var(&o.priceOut, "price-out", o.envFloat("CREATOR_PRICE_OUT"), "US dollars per million completion tokens (env CREATOR_PRICE_OUT)")
+	f.IntVar(&o.contextWindow, "context-window", compaction.DefaultContextWindow, "the model's context window in tokens")
+	f.IntVar(&o.summarizeAt, "summarize-at", compaction.DefaultSummarizeAt, "summarise older turns when the prompt passes this many tokens")
+	f.IntVar(&o.keepToolResults, "keep-tool-results", compaction.DefaultKeepToolResults, "number of recent tool results kept whole in the prompt")
+	f.StringVar(&o.tokenizer, "tokenizer", o.envString("CREATOR_TOKENIZER", tokens.DefaultEncoding), "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
+	f.DurationVar(&o.requestTimeout, "request-timeout", o.envDuration("CREATOR_REQUEST_TIMEOUT", 10*time.Minute), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
 	f.StringVar(&o.model, "model", "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")
 	f.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible server URL (env CREATOR_BASE_URL or OPENAI_BASE_URL)")
 	f.StringVar(&o.apiKey, "api-key", "", "API key (env OPENAI_API_KEY); never written to the job")
@@ -67,29 +60,29 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print the model's reasoning and each tool call")
 }
 
-func envString(name, def string) string {
-	if v := os.Getenv(name); v != "" {
+func (f *factory) envString(name, def string) string {
+	if v := f.getenv(name); v != "" {
 		return v
 	}
 	return def
 }
 
-func envDuration(name string, def time.Duration) time.Duration {
-	if v, err := time.ParseDuration(os.Getenv(name)); err == nil && v > 0 {
+func (f *factory) envDuration(name string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(f.getenv(name)); err == nil && v > 0 {
 		return v
 	}
 	return def
 }
 
-func envFloat(name string) float64 {
-	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil && v > 0 {
+func (f *factory) envFloat(name string) float64 {
+	if v, err := strconv.ParseFloat(f.getenv(name), 64); err == nil && v > 0 {
 		return v
 	}
 	return 0
 }
 
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+func (f *factory) envInt(name string, def int) int {
+	if v, err := strconv.Atoi(f.getenv(name)); err == nil && v > 0 {
 		return v
 	}
 	return def

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"creator/internal/jobview"
 	"encoding/json"
 	"math"
 	"os"
@@ -36,8 +37,6 @@ type jobEnv struct {
 
 func newJobEnv(t *testing.T, h fakellm.Handler) *jobEnv {
 	t.Helper()
-	retryBaseDelay = time.Millisecond
-	t.Cleanup(func() { retryBaseDelay = time.Second })
 	dir := t.TempDir()
 	doc := filepath.Join(dir, testDoc)
 	os.WriteFile(doc, []byte("Retention policy.\n\n"+testQuote+"\n"), 0o644)
@@ -48,8 +47,6 @@ func newJobEnv(t *testing.T, h fakellm.Handler) *jobEnv {
 			t.Errorf("protocol violation: %s", v)
 		}
 	})
-	// Keep the environment from choosing a model for the test.
-	clearModelEnv(t)
 	return &jobEnv{t: t, root: filepath.Join(dir, "ws"), doc: doc, srv: srv}
 }
 
@@ -253,7 +250,7 @@ func startCreator(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	cmd.Env = append(cleanEnv(), mainEnv+"=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -501,7 +498,7 @@ func TestEventsAddUp(t *testing.T) {
 	}
 	// status shows the same figures.
 	_, out, _ := cli(t, "status", "--job", "ev", "--json", "--workspace", e.root)
-	var v jobView
+	var v jobview.View
 	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Tokens.Prompt != prompt || v.CostUSD == nil || math.Abs(*v.CostUSD-cost) > 1e-9 || v.LastEvent != "job_finished" {
 		t.Errorf("status --json: %v\n%s", err, out)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"creator/internal/jobview"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -56,14 +57,14 @@ func runStatus(o *statusOptions) error {
 		return err
 	}
 	defer j.Close()
-	v := viewJob(j, true)
+	v := jobview.Of(j, true)
 	if o.json {
 		return writeJSON(o.streams.Out, v)
 	}
 	return printStatus(o.streams.Out, v, o.now())
 }
 
-func printStatus(w io.Writer, v jobView, now time.Time) error {
+func printStatus(w io.Writer, v jobview.View, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, format string, a ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, a...)...) }
 	row("Job", "%s", v.ID)
@@ -102,9 +103,9 @@ func printStatus(w io.Writer, v jobView, now time.Time) error {
 	row("Tokens", "%s", tokens)
 	switch {
 	case v.CostUSD != nil && v.Limits.MaxCost > 0:
-		row("Cost", "%s of a %s budget", dollars(*v.CostUSD), dollars(v.Limits.MaxCost))
+		row("Cost", "%s of a %s budget", humanize.Dollars(*v.CostUSD), humanize.Dollars(v.Limits.MaxCost))
 	case v.CostUSD != nil:
-		row("Cost", "%s", dollars(*v.CostUSD))
+		row("Cost", "%s", humanize.Dollars(*v.CostUSD))
 	case v.Model != "":
 		row("Cost", "unknown (no price for %s; give --price-in and --price-out)", v.Model)
 	}
@@ -183,14 +184,14 @@ func runList(o *listOptions) error {
 	if err != nil {
 		return err
 	}
-	views := make([]jobView, 0, len(ids))
+	views := make([]jobview.View, 0, len(ids))
 	for _, id := range ids {
 		j, err := workspace.Open(root, id)
 		if err != nil {
-			views = append(views, jobView{ID: id, State: "broken", Error: err.Error(), Inputs: []inputView{}})
+			views = append(views, jobview.View{ID: id, State: "broken", Error: err.Error(), Inputs: []jobview.Input{}})
 			continue
 		}
-		views = append(views, viewJob(j, false))
+		views = append(views, jobview.Of(j, false))
 		j.Close()
 	}
 	if o.json {
@@ -213,7 +214,7 @@ func runList(o *listOptions) error {
 		}
 		cost := "-"
 		if v.CostUSD != nil {
-			cost = dollars(*v.CostUSD)
+			cost = humanize.Dollars(*v.CostUSD)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%s\t%s\t%s\n", v.ID, v.State, strings.Join(names, ","),
 			v.Plan.Done, v.Plan.Total, v.Requirements, humanize.Int(v.Tokens.Prompt+v.Tokens.Completion), cost, updated)

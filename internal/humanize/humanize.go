@@ -100,3 +100,12 @@ func WithNotes(result string, notes []string) string {
 	}
 	return trimmed + "\n(note: " + joined + ")"
 }
+
+// Dollars shows an amount of US dollars: cents, or tenths of a cent below
+// ten cents.
+func Dollars(v float64) string {
+	if v < 0.1 {
+		return fmt.Sprintf("$%.3f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}

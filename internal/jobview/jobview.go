@@ -1,4 +1,6 @@
-package main
+// Package jobview gathers what `creator status` and `creator list` show of a
+// job from its folder.
+package jobview
 
 import (
 	"encoding/json"
@@ -15,28 +17,28 @@ import (
 	"creator/workspace"
 )
 
-// jobView is what status and list show of a job. Its JSON form is the
+// View is what status and list show of a job. Its JSON form is the
 // documented output of `status --json` and `list --json`; fields are only
 // ever added, never renamed.
-type jobView struct {
-	ID         string      `json:"id"`
-	Dir        string      `json:"dir"`
-	State      string      `json:"state"`
-	PID        int         `json:"pid,omitempty"`
-	StopReason string      `json:"stop_reason,omitempty"`
-	Inputs     []inputView `json:"inputs"`
-	Model      string      `json:"model,omitempty"`
-	Plan       planView    `json:"plan"`
-	Steps      int         `json:"steps"`
-	Tokens     tokensView  `json:"tokens"`
+type View struct {
+	ID         string  `json:"id"`
+	Dir        string  `json:"dir"`
+	State      string  `json:"state"`
+	PID        int     `json:"pid,omitempty"`
+	StopReason string  `json:"stop_reason,omitempty"`
+	Inputs     []Input `json:"inputs"`
+	Model      string  `json:"model,omitempty"`
+	Plan       Plan    `json:"plan"`
+	Steps      int     `json:"steps"`
+	Tokens     Tokens  `json:"tokens"`
 	// CostUSD is what the job cost so far; absent when the price of its
 	// model is unknown.
-	CostUSD      *float64   `json:"cost_usd,omitempty"`
-	Compactions  int        `json:"compactions"`
-	Limits       limitsView `json:"limits"`
-	Requirements int        `json:"requirements"`
-	CreatedAt    time.Time  `json:"created_at"`
-	UpdatedAt    time.Time  `json:"updated_at"`
+	CostUSD      *float64  `json:"cost_usd,omitempty"`
+	Compactions  int       `json:"compactions"`
+	Limits       Limits    `json:"limits"`
+	Requirements int       `json:"requirements"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 	// LastActivity is the time of the job's last event (a model or tool
 	// call, a task change), or UpdatedAt when there is none; LastEvent
 	// says what it was: "tool_call save_requirement".
@@ -46,32 +48,32 @@ type jobView struct {
 	Error        string    `json:"error,omitempty"`
 }
 
-type limitsView struct {
+type Limits struct {
 	MaxSteps  int     `json:"max_steps,omitempty"`
 	MaxTokens int64   `json:"max_tokens,omitempty"`
 	MaxCost   float64 `json:"max_cost,omitempty"`
 }
 
-type inputView struct {
+type Input struct {
 	Name  string `json:"name"`
 	Bytes int64  `json:"bytes"`
 }
 
-type planView struct {
-	Done    int            `json:"done"`
-	Total   int            `json:"total"`
-	Current int            `json:"current,omitempty"`
-	Tasks   []planTaskView `json:"tasks,omitempty"`
+type Plan struct {
+	Done    int    `json:"done"`
+	Total   int    `json:"total"`
+	Current int    `json:"current,omitempty"`
+	Tasks   []Task `json:"tasks,omitempty"`
 }
 
-type planTaskView struct {
+type Task struct {
 	Number int    `json:"number"`
 	Text   string `json:"text"`
 	Status string `json:"status"`
 	Notes  string `json:"notes,omitempty"`
 }
 
-type tokensView struct {
+type Tokens struct {
 	Prompt     int64 `json:"prompt"`
 	Completion int64 `json:"completion"`
 	// Cached counts prompt tokens the server served from its cache.
@@ -81,14 +83,14 @@ type tokensView struct {
 // Job states as shown to users. "interrupted" also covers a job recorded as
 // running whose process is gone (killed, crashed).
 const (
-	stateRunning     = "running"
-	stateInterrupted = "interrupted"
+	StateRunning     = "running"
+	StateInterrupted = "interrupted"
 )
 
-// viewJob gathers what status and list show of one job. A job whose files
+// Of gathers what status and list show of one job. A job whose files
 // are damaged is still shown, with the problem in Error.
-func viewJob(j *workspace.Job, withTasks bool) jobView {
-	v := jobView{ID: j.ID, Dir: j.Dir, Inputs: []inputView{}}
+func Of(j *workspace.Job, withTasks bool) View {
+	v := View{ID: j.ID, Dir: j.Dir, Inputs: []Input{}}
 	info, err := j.Info()
 	if err != nil {
 		v.State, v.Error = "broken", err.Error()
@@ -98,21 +100,21 @@ func viewJob(j *workspace.Job, withTasks bool) jobView {
 	v.StopReason = info.StopReason
 	v.Model = info.Model
 	v.Steps = info.Usage.Steps
-	v.Tokens = tokensView{Prompt: info.Usage.PromptTokens, Completion: info.Usage.CompletionTokens, Cached: info.Usage.CachedTokens}
+	v.Tokens = Tokens{Prompt: info.Usage.PromptTokens, Completion: info.Usage.CompletionTokens, Cached: info.Usage.CachedTokens}
 	v.CostUSD, v.Compactions = info.Usage.CostUSD, info.Usage.Compactions
 	if v.CostUSD == nil && info.Model == builtin.Name {
 		free := 0.0 // the built-in model runs here, at no charge
 		v.CostUSD = &free
 	}
-	v.Limits = limitsView{MaxSteps: info.Settings.MaxSteps, MaxTokens: info.Settings.MaxTokens, MaxCost: info.Settings.MaxCost}
+	v.Limits = Limits{MaxSteps: info.Settings.MaxSteps, MaxTokens: info.Settings.MaxTokens, MaxCost: info.Settings.MaxCost}
 	v.CreatedAt, v.UpdatedAt = info.CreatedAt, info.UpdatedAt
 	for _, in := range info.Inputs {
-		v.Inputs = append(v.Inputs, inputView{Name: in.Name, Bytes: in.Bytes})
+		v.Inputs = append(v.Inputs, Input{Name: in.Name, Bytes: in.Bytes})
 	}
 	if pid, held := j.Holder(); held {
-		v.State, v.PID = stateRunning, pid
+		v.State, v.PID = StateRunning, pid
 	} else if info.Status == workspace.StatusRunning {
-		v.State = stateInterrupted
+		v.State = StateInterrupted
 	}
 
 	plan, err := planner.New(j, nil).Load()
@@ -125,7 +127,7 @@ func viewJob(j *workspace.Job, withTasks bool) jobView {
 		}
 		if withTasks {
 			for _, t := range plan.Tasks {
-				v.Plan.Tasks = append(v.Plan.Tasks, planTaskView{Number: t.Number, Text: t.Text, Status: string(t.Status), Notes: t.Notes})
+				v.Plan.Tasks = append(v.Plan.Tasks, Task{Number: t.Number, Text: t.Text, Status: string(t.Status), Notes: t.Notes})
 			}
 		}
 		if plan.UpdatedAt.After(v.UpdatedAt) {
@@ -134,20 +136,20 @@ func viewJob(j *workspace.Job, withTasks bool) jobView {
 	case !errors.Is(err, planner.ErrNoPlan):
 		v.Error = err.Error()
 	}
-	v.Requirements = countRequirements(j.Dir)
+	v.Requirements = CountRequirements(j.Dir)
 	v.LastActivity = v.UpdatedAt
 	if e, ok := lastEvent(j.Dir); ok && e.Time.After(v.LastActivity) {
 		v.LastActivity = e.Time
 		v.LastEvent = strings.TrimSpace(e.Type + " " + e.Tool)
 	}
-	if resumable(v.State) {
+	if Resumable(v.State) {
 		v.ResumeHint = "creator resume --job " + j.ID
 	}
 	return v
 }
 
-// resumable reports whether `creator resume` can continue a job in state.
-func resumable(state string) bool {
+// Resumable reports whether `creator resume` can continue a job in state.
+func Resumable(state string) bool {
 	switch workspace.Status(state) {
 	case workspace.StatusCreated, workspace.StatusInterrupted, workspace.StatusStopped, workspace.StatusFailed:
 		return true
@@ -155,8 +157,8 @@ func resumable(state string) bool {
 	return false
 }
 
-// countRequirements counts the saved requirements (requirements/req_*/final.json).
-func countRequirements(dir string) int {
+// CountRequirements counts the saved requirements (requirements/req_*/final.json).
+func CountRequirements(dir string) int {
 	entries, err := os.ReadDir(filepath.Join(dir, "requirements"))
 	if err != nil {
 		return 0

@@ -1,0 +1,122 @@
+package jobrun
+
+import (
+	"math"
+	"sync"
+
+	"creator/compaction"
+	"creator/internal/agent"
+	"creator/internal/completion"
+	"creator/internal/index"
+	"creator/internal/llm"
+	"creator/internal/tokens"
+	"creator/internal/transcript"
+	"creator/planner"
+	"creator/templates"
+	"creator/tools"
+	"creator/workspace"
+)
+
+// assemble builds the agent for the job: the tools, the completion check,
+// the transcript and context management, around the model.
+func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info workspace.Info) error {
+	cfg := r.cfg
+	journal := transcript.NewWriter(r.job)
+	a := &agent.Agent{
+		Model:      cfg.Model,
+		Completion: completion.Checker{Planner: r.planner, Files: r.job},
+		Journal:    journal,
+		System:     templates.SystemPrompt,
+		Limits:     cfg.Limits,
+	}
+	if cfg.Priced {
+		price := cfg.Price
+		a.Price = func(_ string, u llm.Usage) float64 { return price.Of(u) }
+	}
+	stats := func() tools.JobStats {
+		t := a.Totals()
+		st := tools.JobStats{Steps: t.Steps, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, Started: info.CreatedAt,
+			MaxSteps: a.Limits.MaxSteps, MaxTokens: a.Limits.MaxTokens, MaxCost: a.Limits.MaxCost}
+		if a.Price != nil {
+			st.CostUSD = &t.CostUSD
+		}
+		return st
+	}
+	all := append(tools.WorkspaceTools(r.job), tools.PlanningTools(r.planner, stats, nil)...)
+	all = append(all, tools.DocumentTools(r.job, counter)...)
+	all = append(all, tools.RequirementTools(r.job)...)
+	all = append(all, tools.SearchTools(r.job, searcher)...)
+	reg, err := tools.NewRegistry(all...)
+	if err != nil {
+		return err
+	}
+	a.Tools = reg
+	usage := &usageRecorder{job: r.job, priced: cfg.Priced, compactions: info.Usage.Compactions}
+	cm := compaction.New(cfg.Context, cfg.Model, counter, r.job, journal, compaction.WorkspaceBrief(r.job), a.System, reg.Definitions())
+	cm.OnCompaction = func(e compaction.Event) {
+		usage.compacted()
+		r.report.Compacted(e)
+		r.events.Compaction(e.Kind, e.Before, e.After, e.Note)
+	}
+	a.Hook = cm
+	a.Observer = observers{usage, r.report, r.events}
+	r.agent, r.context = a, cm
+	return nil
+}
+
+// observers hands every model and tool call to each of its members.
+type observers []agent.Observer
+
+func (obs observers) ModelCalled(c agent.ModelCall) {
+	for _, o := range obs {
+		o.ModelCalled(c)
+	}
+}
+
+func (obs observers) ToolCalled(c agent.ToolCall) {
+	for _, o := range obs {
+		o.ToolCalled(c)
+	}
+}
+
+// usageRecorder keeps the usage in job.json current after every model
+// call, so that `creator status` shows a running job's figures.
+type usageRecorder struct {
+	job    *workspace.Job
+	priced bool
+
+	mu          sync.Mutex
+	compactions int // recorded by earlier runs, and this one's so far
+}
+
+func (u *usageRecorder) compacted() {
+	u.mu.Lock()
+	u.compactions++
+	u.mu.Unlock()
+}
+
+func (u *usageRecorder) ModelCalled(c agent.ModelCall) {
+	u.mu.Lock()
+	n := u.compactions
+	u.mu.Unlock()
+	_, _ = u.job.UpdateInfo(func(i *workspace.Info) {
+		i.Usage = UsageOf(c.Totals, u.priced, n)
+	})
+}
+
+func (u *usageRecorder) ToolCalled(agent.ToolCall) {}
+
+// Silent is the reporter of a run nobody watches; embed it to hear only
+// some events.
+type Silent struct{}
+
+func (Silent) ModelCalled(agent.ModelCall)        {}
+func (Silent) ToolCalled(agent.ToolCall)          {}
+func (Silent) Started(Start)                      {}
+func (Silent) IndexOpened(index.SyncStats, error) {}
+func (Silent) PlanChanged(planner.Event)          {}
+func (Silent) Compacted(compaction.Event)         {}
+func (Silent) Stop()                              {}
+
+// ceilCents rounds a dollar amount up to whole cents.
+func ceilCents(v float64) float64 { return math.Ceil(100*v) / 100 }

@@ -1,0 +1,345 @@
+// Package jobrun runs the agent on a job: it wires the tools, the planner,
+// context management, the search index, telemetry and the person's progress
+// display around a model, records the run in job.json, and says how the
+// run ended. It is the application layer between the command line and the
+// packages that do the work.
+package jobrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"creator/compaction"
+	"creator/internal/agent"
+	"creator/internal/cost"
+	"creator/internal/document"
+	"creator/internal/humanize"
+	"creator/internal/index"
+	"creator/internal/llm"
+	"creator/internal/telemetry"
+	"creator/internal/tokens"
+	"creator/internal/transcript"
+	"creator/planner"
+	"creator/tools"
+	"creator/workspace"
+)
+
+// Config is one run of a job.
+type Config struct {
+	// Job is the open job; the caller holds its lock.
+	Job *workspace.Job
+	// Model answers the agent; ModelName is recorded in job.json.
+	Model     llm.Model
+	ModelName string
+	// Pricing is the model's price per million tokens and whether it is
+	// known; an unknown price leaves the cost out of every figure.
+	Price  cost.Price
+	Priced bool
+	Limits agent.Limits
+	// Context is how the conversation is kept within the model's window.
+	Context compaction.Config
+	// Tokenizer names the encoding prompts are counted with.
+	Tokenizer string
+	// Settings are recorded in job.json for later resumes.
+	Settings workspace.Settings
+	// Transcript is the conversation to resume from; nil starts the job.
+	Transcript []transcript.Record
+	// Reporter shows the run to a person; nil shows nothing.
+	Reporter Reporter
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// Start is what a reporter learns when the agent starts.
+type Start struct {
+	Job      *workspace.Job
+	Resumed  bool
+	Model    string
+	Info     workspace.Info
+	Totals   agent.Totals
+	Context  compaction.Config // as context management applies it
+	Priced   bool
+	Price    cost.Price
+	Tokenize string
+}
+
+// Reporter shows a running job to a person. Its methods are called from
+// the agent's goroutine; Stop may be called more than once.
+type Reporter interface {
+	agent.Observer
+	Started(Start)
+	// IndexOpened says how the search index was brought up to date; err
+	// means search works with regular expressions only.
+	IndexOpened(st index.SyncStats, err error)
+	PlanChanged(planner.Event)
+	Compacted(compaction.Event)
+	Stop()
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	Status workspace.Status
+	// Agent is the agent's outcome: the kind of stop, its reason, totals.
+	Agent agent.Outcome
+	// Resume is the command that continues the job, with a higher limit
+	// when a budget stopped it; empty for a completed job.
+	Resume string
+	// Partial, for a job stopped at a budget, describes the output written
+	// from what was saved so far; PartialErr says why there is none.
+	Partial    string
+	PartialErr error
+	// Exit is the process exit code the outcome maps to (README, Exit codes).
+	Exit int
+	// Context is what context management did in this run.
+	Context compaction.Stats
+}
+
+// DefaultMaxSteps is the step budget of a job when none is given.
+const DefaultMaxSteps = 500
+
+// Process exit codes (README, Exit codes).
+const (
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitUsage       = 2
+	ExitIncomplete  = 3   // stopped before completion; resumable
+	ExitInterrupted = 130 // Ctrl-C or SIGTERM; resumable
+)
+
+// OutputWritten reports whether output/requirements.json was written by
+// the run: a completed job, or partial output at a budget.
+func (o Outcome) OutputWritten() bool {
+	return o.Status == workspace.StatusCompleted || (o.Partial != "" && o.PartialErr == nil)
+}
+
+// run is one Run call's parts.
+type run struct {
+	cfg      Config
+	job      *workspace.Job
+	report   Reporter
+	now      func() time.Time
+	planner  *planner.Planner
+	events   *telemetry.Recorder
+	agent    *agent.Agent
+	context  *compaction.Manager
+	resuming bool
+}
+
+// Run runs the agent on the job until it completes or stops, and records
+// the outcome in job.json, the plan's log and the events file. The error
+// is for failures of the program (a file that cannot be written), not for
+// a job that stopped.
+func Run(ctx context.Context, cfg Config) (Outcome, error) {
+	r := &run{cfg: cfg, job: cfg.Job, report: cfg.Reporter, now: cfg.Now, resuming: cfg.Transcript != nil}
+	if r.report == nil {
+		r.report = Silent{}
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	defer r.report.Stop()
+	info, err := r.job.Info()
+	if err != nil {
+		return Outcome{}, err
+	}
+	events, err := os.OpenFile(filepath.Join(r.job.Dir, filepath.FromSlash(telemetry.File)), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("cannot open the job's events file: %w", err)
+	}
+	defer events.Close()
+	counter, err := tokens.New(cfg.Tokenizer)
+	if err != nil {
+		return Outcome{}, err
+	}
+	r.events = telemetry.New(events, counter, r.now, cfg.Priced)
+	r.planner = planner.New(r.job, nil)
+	r.planner.OnChange = r.planChanged
+	searcher, closeIndex := r.openIndex()
+	defer closeIndex()
+	if err := r.assemble(counter, searcher, info); err != nil {
+		return Outcome{}, err
+	}
+	return r.drive(ctx, info)
+}
+
+func (r *run) planChanged(e planner.Event) {
+	r.report.PlanChanged(e)
+	kind := telemetry.TypeTaskStarted
+	if e.Kind == "task_completed" {
+		kind = telemetry.TypeTaskCompleted
+	}
+	r.events.Task(kind, e.Task.Number, e.Task.Text)
+}
+
+// openIndex opens the job's search index, brought up to date with its
+// files and kept so by the job's change watcher. Without it, search_files
+// still scans with regular expressions.
+func (r *run) openIndex() (tools.Searcher, func()) {
+	idx, err := index.Open(r.job.Dir, r.job.FS())
+	if err != nil {
+		r.report.IndexOpened(index.SyncStats{}, err)
+		return index.ScanOnly{FS: r.job.FS(), Reason: err}, func() {}
+	}
+	r.report.IndexOpened(idx.Stats(), nil)
+	r.job.Watch(idx)
+	return idx, func() {
+		r.job.Watch(nil)
+		_ = idx.Close()
+	}
+}
+
+// drive records the run as started, runs the agent and concludes.
+func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
+	cfg := r.cfg
+	if _, err := r.job.UpdateInfo(func(i *workspace.Info) {
+		i.Status, i.StopReason, i.FinishedAt = workspace.StatusRunning, "", nil
+		i.Model = cfg.ModelName
+		i.Settings = cfg.Settings
+	}); err != nil {
+		return Outcome{}, err
+	}
+	verb := "started"
+	if r.resuming {
+		verb = "resumed"
+	}
+	_ = r.planner.Log(fmt.Sprintf("job %s with model %s", verb, cfg.ModelName))
+	conv, startTotals := agent.Rebuild(cfg.Transcript)
+	r.events.JobStarted(cfg.ModelName, r.resuming, startTotals.Steps, cfg.Settings)
+	r.report.Started(Start{Job: r.job, Resumed: r.resuming, Model: cfg.ModelName, Info: info, Totals: startTotals,
+		Context: r.context.Config(), Priced: cfg.Priced, Price: cfg.Price, Tokenize: cfg.Tokenizer})
+
+	var out agent.Outcome
+	var err error
+	first := FirstMessage(r.job.ID, info)
+	if r.resuming {
+		out, err = r.agent.ResumeRebuilt(ctx, conv, startTotals, first)
+	} else {
+		out, err = r.agent.Start(ctx, first)
+	}
+	r.report.Stop()
+	if err != nil {
+		r.finish(workspace.StatusFailed, err.Error(), r.agent.Totals())
+		r.events.JobFinished(string(workspace.StatusFailed), ExitFailure, err.Error(), r.agent.Totals())
+		return Outcome{}, err
+	}
+	o := r.conclude(out)
+	o.Context = r.context.Stats()
+	r.events.JobFinished(string(o.Status), o.Exit, out.Reason, out.Totals)
+	return o, nil
+}
+
+// FirstMessage opens the conversation: the job and its input files.
+func FirstMessage(id string, info workspace.Info) string {
+	var docs []string
+	for _, in := range info.Inputs {
+		docs = append(docs, fmt.Sprintf("input/%s (%s)", in.Name, humanize.Bytes(in.Bytes)))
+	}
+	return fmt.Sprintf("Job %s. Source documents: %s. Start by reading instructions.md.", id, strings.Join(docs, ", "))
+}
+
+// conclude records how the run ended, writes the output of a job stopped
+// at a budget, and maps the outcome to an exit code.
+func (r *run) conclude(out agent.Outcome) Outcome {
+	o := Outcome{Agent: out, Resume: "creator resume --job " + r.job.ID}
+	switch out.Kind {
+	case agent.Completed:
+		o.Status, o.Resume, o.Exit = workspace.StatusCompleted, "", ExitOK
+		r.finish(o.Status, "", out.Totals)
+		_ = r.planner.Log("job completed")
+		return o
+	case agent.Interrupted:
+		o.Status, o.Exit = workspace.StatusInterrupted, ExitInterrupted
+		r.finish(o.Status, "", out.Totals)
+		_ = r.planner.Log("job interrupted")
+		return o
+	case agent.ToolFailures:
+		o.Status = workspace.StatusFailed
+		r.finish(o.Status, out.Reason, out.Totals)
+		r.noteError(out)
+	default:
+		o.Status = workspace.StatusStopped
+		r.finish(o.Status, out.Reason, out.Totals)
+	}
+	_ = r.planner.Log("job stopped: " + out.Reason)
+	o.Resume += r.higherLimit(out)
+	if budget(out.Kind) {
+		// A budget is not a failure: what exists so far becomes the output.
+		note := fmt.Sprintf("Partial result: the job stopped before completion (%s). Continue it with `%s`.", out.Reason, o.Resume)
+		o.Partial, o.PartialErr = tools.FinalizePartial(r.job, note)
+	}
+	o.Exit = ExitIncomplete
+	if out.Kind == agent.ModelFailed && errors.Is(out.Err, llm.ErrUnreachable) {
+		o.Exit = ExitUsage
+	}
+	return o
+}
+
+// budget reports whether the job stopped at one of its budgets.
+func budget(k agent.StopKind) bool {
+	return k == agent.StepLimit || k == agent.TokenLimit || k == agent.CostLimit
+}
+
+// higherLimit is the flag that lets a job stopped at a budget go on.
+func (r *run) higherLimit(out agent.Outcome) string {
+	l := r.cfg.Limits
+	switch out.Kind {
+	case agent.StepLimit:
+		return fmt.Sprintf(" --max-steps %d", max(2*l.MaxSteps, l.MaxSteps+100))
+	case agent.TokenLimit:
+		return fmt.Sprintf(" --max-tokens %d", max(2*l.MaxTokens, 2*out.Totals.Tokens()))
+	case agent.CostLimit:
+		// Twice the budget, or twice what was spent (one call can overshoot).
+		return fmt.Sprintf(" --max-cost %g", max(2*l.MaxCost, ceilCents(2*out.Totals.CostUSD)))
+	}
+	return ""
+}
+
+// finish records the final state in job.json.
+func (r *run) finish(status workspace.Status, reason string, t agent.Totals) {
+	now := r.now().UTC()
+	_, _ = r.job.UpdateInfo(func(i *workspace.Info) {
+		i.Status, i.StopReason = status, reason
+		i.Usage = UsageOf(t, r.cfg.Priced, i.Usage.Compactions)
+		i.FinishedAt = &now
+	})
+}
+
+// UsageOf is the job.json form of the totals.
+func UsageOf(t agent.Totals, priced bool, compactions int) workspace.Usage {
+	u := workspace.Usage{Steps: t.Steps, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, CachedTokens: t.CachedTokens, Compactions: compactions}
+	if priced {
+		c := t.CostUSD
+		u.CostUSD = &c
+	}
+	return u
+}
+
+// noteError appends what stopped the job to notes/errors.md, for the
+// person who looks at the job folder and for the agent after a resume.
+func (r *run) noteError(out agent.Outcome) {
+	entry := fmt.Sprintf("\n## %s — the job stopped\n\n%s.\n\nFix the cause if it is outside the job, then continue with `creator resume --job %s`.\n",
+		r.now().UTC().Format(time.RFC3339), strings.TrimSuffix(out.Reason, "."), r.job.ID)
+	_ = r.job.AppendInternal("notes/errors.md", []byte(entry))
+}
+
+// checkDocuments reads each document as the agent's extraction will, so
+// that one that cannot be used (damaged, encrypted, scanned, empty, too
+// large) is refused before a job is made and any model call is paid for.
+func CheckDocuments(paths []string) error {
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			continue // workspace.Create says what is wrong with it
+		} else if err != nil {
+			continue
+		}
+		if _, err := document.Extract(p, document.Options{}); err != nil {
+			return fmt.Errorf("%v — no job was created", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,191 @@
+package jobrun_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"creator/internal/agent"
+	"creator/internal/builtin"
+	"creator/internal/jobrun"
+	"creator/internal/telemetry"
+	"creator/internal/transcript"
+	"creator/planner"
+	"creator/templates"
+	"creator/workspace"
+)
+
+const policy = `Retention policy
+
+1. Scope
+
+This policy applies to all business records.
+
+2. Rules
+
+Records must be kept for ten years.
+Invoices shall be archived in a format that cannot be altered.
+Staff must not delete records before the end of the retention period.
+`
+
+// newJob creates a job for a small policy document.
+func newJob(t *testing.T) *workspace.Job {
+	t.Helper()
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "policy.txt")
+	if err := os.WriteFile(doc, []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	job, err := workspace.Create(filepath.Join(dir, "ws"), workspace.CreateOptions{
+		ID: "t", Inputs: []string{doc}, Instructions: templates.Instructions, Model: builtin.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { job.Close() })
+	if err := job.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
+// recorder is a reporter that remembers what it was told.
+type recorder struct {
+	jobrun.Silent
+	mu      sync.Mutex
+	started []jobrun.Start
+	models  int
+	tools   []string
+	plan    []planner.Event
+	stopped int
+}
+
+func (r *recorder) Started(s jobrun.Start) {
+	r.mu.Lock()
+	r.started = append(r.started, s)
+	r.mu.Unlock()
+}
+func (r *recorder) ModelCalled(agent.ModelCall) {
+	r.mu.Lock()
+	r.models++
+	r.mu.Unlock()
+}
+func (r *recorder) ToolCalled(c agent.ToolCall) {
+	r.mu.Lock()
+	r.tools = append(r.tools, c.Name)
+	r.mu.Unlock()
+}
+func (r *recorder) PlanChanged(e planner.Event) {
+	r.mu.Lock()
+	r.plan = append(r.plan, e)
+	r.mu.Unlock()
+}
+func (r *recorder) Stop() { r.mu.Lock(); r.stopped++; r.mu.Unlock() }
+
+func config(job *workspace.Job, rep jobrun.Reporter, maxSteps int) jobrun.Config {
+	return jobrun.Config{Job: job, Model: builtin.New(), ModelName: builtin.Name, Priced: true,
+		Limits: agent.Limits{MaxSteps: maxSteps}, Tokenizer: "o200k_base", Reporter: rep}
+}
+
+func events(t *testing.T, job *workspace.Job) []telemetry.Event {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(job.Dir, filepath.FromSlash(telemetry.File)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []telemetry.Event
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e telemetry.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("events line %q: %v", line, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func TestRunCompletesAndRecords(t *testing.T) {
+	t.Parallel()
+	job := newJob(t)
+	rep := &recorder{}
+	out, err := jobrun.Run(context.Background(), config(job, rep, 200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != workspace.StatusCompleted || out.Exit != jobrun.ExitOK || out.Resume != "" || !out.OutputWritten() {
+		t.Fatalf("outcome %+v", out)
+	}
+	info, err := job.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Status != workspace.StatusCompleted || info.FinishedAt == nil || info.Usage.Steps != out.Agent.Totals.Steps || info.Usage.CostUSD == nil {
+		t.Fatalf("job.json %+v", info)
+	}
+	if len(rep.started) != 1 || rep.started[0].Resumed || rep.models != out.Agent.Totals.Steps || len(rep.plan) == 0 || rep.stopped == 0 {
+		t.Fatalf("reporter heard %d starts, %d model calls of %d steps, %d plan changes, %d stops",
+			len(rep.started), rep.models, out.Agent.Totals.Steps, len(rep.plan), rep.stopped)
+	}
+	ev := events(t, job)
+	first, last := ev[0], ev[len(ev)-1]
+	if first.Type != telemetry.TypeJobStarted || last.Type != telemetry.TypeJobFinished || last.Status != "completed" || last.ExitCode == nil || *last.ExitCode != 0 {
+		t.Fatalf("events from %+v to %+v", first, last)
+	}
+	if _, err := os.Stat(filepath.Join(job.Dir, "output", "requirements.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A budget stops the job with partial output and the command that goes
+// on; resuming from the transcript completes it.
+func TestRunStopsAtABudgetAndResumes(t *testing.T) {
+	t.Parallel()
+	job := newJob(t)
+	out, err := jobrun.Run(context.Background(), config(job, nil, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != workspace.StatusStopped || out.Exit != jobrun.ExitIncomplete || out.Agent.Kind != agent.StepLimit ||
+		out.Resume != "creator resume --job t --max-steps 108" {
+		t.Fatalf("outcome %+v", out)
+	}
+	if out.Partial == "" && out.PartialErr == nil {
+		t.Fatal("no word on partial output")
+	}
+	if info, _ := job.Info(); info.Status != workspace.StatusStopped || info.StopReason != out.Agent.Reason {
+		t.Fatalf("job.json %+v", info)
+	}
+	recs, err := transcript.Load(job)
+	if err != nil || recs == nil {
+		t.Fatalf("transcript: %v", err)
+	}
+	rep := &recorder{}
+	out, err = jobrun.Run(context.Background(), func() jobrun.Config {
+		c := config(job, rep, 200)
+		c.Transcript = recs
+		return c
+	}())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != workspace.StatusCompleted || !rep.started[0].Resumed || rep.started[0].Totals.Steps != 8 {
+		t.Fatalf("resumed: %+v, start %+v", out, rep.started)
+	}
+}
+
+func TestRunInterrupted(t *testing.T) {
+	t.Parallel()
+	job := newJob(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out, err := jobrun.Run(ctx, config(job, nil, 200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != workspace.StatusInterrupted || out.Exit != jobrun.ExitInterrupted || out.OutputWritten() {
+		t.Fatalf("outcome %+v", out)
+	}
+}
