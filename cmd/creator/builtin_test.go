@@ -66,6 +66,7 @@ func assertStepsProportional(t *testing.T, dir string) {
 // document without any requirement, one of a single line. Each completes
 // in steps proportional to its chunks.
 func TestBuiltinGeneratedDocuments(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	docs := map[string]string{
 		"sp800-171.txt":       "NIST Special Publication 800-171\nRevision 1\n\nProtecting Controlled Unclassified Information\n\n1 Introduction\n\nThe organization shall limit system access to authorized users.\n",
@@ -131,6 +132,7 @@ func evalAgainst(t *testing.T, recs []requirement.Record, goldFile string) evalu
 }
 
 func TestBuiltinRFC9000(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a whole job")
 	}
@@ -176,6 +178,7 @@ func assertIndexCurrent(t *testing.T, dir string) {
 }
 
 func TestBuiltinNIST80063B(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a whole job")
 	}
@@ -191,6 +194,7 @@ func TestBuiltinNIST80063B(t *testing.T) {
 // settings: the job completes, and clearings and a summary keep the prompt
 // under the summary threshold plus one step.
 func TestBuiltinNIST80053(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a whole job")
 	}
@@ -234,6 +238,7 @@ func TestBuiltinNIST80053(t *testing.T) {
 // TestBuiltinGoBD checks German duties of the GoBD, picked by hand from the
 // document, with the page each stands on (checked against pdftotext -f/-l).
 func TestBuiltinGoBD(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a whole job")
 	}
@@ -288,6 +293,7 @@ func containsString(list []string, s string) bool {
 
 // Two runs on the same input give the same output, byte for byte.
 func TestBuiltinIsDeterministic(t *testing.T) {
+	t.Parallel()
 	for _, doc := range []string{"../../testdata/sample/retention-policy.pdf", corpusPath(t, "GoBD.pdf")} {
 		_, first := readRequirements(t, runBuiltin(t, doc, "one"))
 		_, second := readRequirements(t, runBuiltin(t, doc, "two"))
@@ -298,6 +304,7 @@ func TestBuiltinIsDeterministic(t *testing.T) {
 }
 
 func TestBuiltinSample(t *testing.T) {
+	t.Parallel()
 	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "sample")
 	recs, _ := readRequirements(t, dir)
 	want := map[string]string{
@@ -334,6 +341,7 @@ func TestBuiltinSample(t *testing.T) {
 // to go on; resumed with a higher limit it completes with the output of an
 // uninterrupted run.
 func TestBuiltinBudgetStopThenResume(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("two whole jobs")
 	}
@@ -368,6 +376,7 @@ func TestBuiltinBudgetStopThenResume(t *testing.T) {
 }
 
 func TestExportFormats(t *testing.T) {
+	t.Parallel()
 	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "exp")
 	root := filepath.Dir(dir)
 	recs, jsonData := readRequirements(t, dir)

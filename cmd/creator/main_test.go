@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 // gets a workspace root ($WORK/ws) and a fake model server that plays a
 // small job slowly enough to be interrupted; want.json is that job's output.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -116,6 +117,7 @@ func cliWith(t *testing.T, env map[string]string, now func() time.Time, args ...
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	cases := []struct {
 		args   []string
@@ -147,6 +149,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestInterruptedExitCode(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var errOut bytes.Buffer
@@ -228,6 +231,7 @@ func setInfo(t *testing.T, j *workspace.Job, status workspace.Status, steps int,
 }
 
 func TestStatusJSONGolden(t *testing.T) {
+	t.Parallel()
 	root, _ := fixture(t)
 	for _, c := range []struct {
 		golden string
@@ -264,6 +268,7 @@ func normalize(s, root string) string {
 }
 
 func TestStatusStates(t *testing.T) {
+	t.Parallel()
 	root, _ := fixture(t)
 	at := func() time.Time { return time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC) }
 
@@ -301,6 +306,7 @@ func TestStatusStates(t *testing.T) {
 }
 
 func TestBrokenJobIsShown(t *testing.T) {
+	t.Parallel()
 	root, _ := fixture(t)
 	os.WriteFile(filepath.Join(root, "job_killed", ".agent", "job.json"), []byte("{"), 0o644)
 	code, out, _ := cli(t, "list", "--json", "--workspace", root)
@@ -311,6 +317,7 @@ func TestBrokenJobIsShown(t *testing.T) {
 
 // The guide given to the agent names every tool it has.
 func TestInstructionsNameEveryTool(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	doc := filepath.Join(root, "d.txt")
 	os.WriteFile(doc, []byte("x"), 0o644)
@@ -337,6 +344,7 @@ func TestInstructionsNameEveryTool(t *testing.T) {
 // Every command a user can call explains itself with a description and
 // examples.
 func TestEveryCommandHasHelpAndExamples(t *testing.T) {
+	t.Parallel()
 	root := newRootCmd(testFactory(&IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, nil, nil))
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -352,6 +360,7 @@ func TestEveryCommandHasHelpAndExamples(t *testing.T) {
 // -o into a device writes into it and leaves it a device (run as root, an
 // atomic replace would put a regular file at /dev/null).
 func TestOutputIntoADevice(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := cli(t, "extract", sampleDoc, "-o", os.DevNull)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -363,6 +372,7 @@ func TestOutputIntoADevice(t *testing.T) {
 
 // An unknown command is named as such, also with flags after it.
 func TestUnknownCommandWithFlags(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := cli(t, "foo", "--job", "x")
 	if code != exitUsage || !strings.Contains(stderr, `unknown command "foo"`) {
 		t.Fatalf("exit %d: %s", code, stderr)

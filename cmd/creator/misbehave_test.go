@@ -19,6 +19,7 @@ const sampleDoc = "../../testdata/sample/retention-policy.pdf"
 // written as text in each form. Each job must complete with the output of
 // a clean run, and every request must be valid.
 func TestMisbehavingModels(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("whole jobs")
 	}
@@ -47,6 +48,7 @@ func TestMisbehavingModels(t *testing.T) {
 // A model stuck in a loop stops the job with exit 3; status shows why, and
 // the job resumes to completion once the model works.
 func TestLoopStopsTheJobResumably(t *testing.T) {
+	t.Parallel()
 	looping := true
 	var mu sync.Mutex
 	work, loop := smallJob(), fakellm.Looping(fakellm.Call("", "read_file", `{"path":"instructions.md"}`))

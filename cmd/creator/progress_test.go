@@ -26,6 +26,7 @@ func runWithStreams(t *testing.T, width int, args ...string) (int, string, strin
 }
 
 func TestProgressLineOnATerminal(t *testing.T) {
+	t.Parallel()
 	e := newJobEnv(t, smallJob())
 	args := e.args("run", "--job", "tty", "--quiet=false", e.doc)
 	code, stdout, stderr := runWithStreams(t, 100, args...)
@@ -67,6 +68,7 @@ func TestProgressLineOnATerminal(t *testing.T) {
 }
 
 func TestProgressWithoutATerminal(t *testing.T) {
+	t.Parallel()
 	e := newJobEnv(t, smallJob())
 	code, _, stderr := runWithStreams(t, 0, e.args("run", "--job", "log", "--quiet=false", e.doc)...)
 	if code != 0 {
@@ -126,6 +128,7 @@ func (s *syncBuffer) String() string {
 
 // The line counts the requirements as the agent saves them.
 func TestProgressLineCountsSavedRequirements(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "ws")
 	code, _, stderr := runWithStreams(t, 200, "run", "--workspace", root, "--job", "n", "../../testdata/sample/retention-policy.pdf")
 	if code != 0 {

@@ -80,6 +80,7 @@ func listTree(t *testing.T, dir string) map[string]bool {
 // a job exists, or runs to a normal end; none panics, hangs or writes
 // outside its job.
 func TestHostileDocuments(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs creator as a separate process")
 	}
@@ -141,6 +142,7 @@ func TestHostileDocuments(t *testing.T) {
 // refused call by call with a tool error, the job goes on to complete, and
 // nothing outside the job — nor its input, plan or machine state — changes.
 func TestHostileToolCalls(t *testing.T) {
+	t.Parallel()
 	c := func(name string, a map[string]any) llm.ToolCall {
 		data, _ := json.Marshal(a)
 		return llm.ToolCall{Name: name, Arguments: string(data)}
@@ -246,6 +248,7 @@ func TestHostileToolCalls(t *testing.T) {
 // the same output while the server fails 15% of the requests in every way
 // it can; at 100% it stops, resumable, and completes once the server works.
 func TestModelFaults(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("whole jobs")
 	}
@@ -336,6 +339,7 @@ func tail(s string, n int) string {
 // CREATOR_STRESS_KILLS=100 and prints how many jobs matched.
 // CREATOR_STRESS_KEEP=DIR keeps the folders of jobs that went wrong.
 func TestKillAtRandomMoments(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs creator as separate processes")
 	}
@@ -479,6 +483,7 @@ func checkNothingTorn(t *testing.T, dir string) {
 // Two jobs run side by side in one process without interfering: each ends
 // with the output it would have alone. Run with -race (make test does).
 func TestParallelJobs(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "ws")
 	docs := map[string]string{"a": "../../testdata/sample/retention-policy.pdf", "b": "../../testdata/bad/prompt-injection.txt"}
 	var wg sync.WaitGroup
@@ -515,6 +520,7 @@ func TestParallelJobs(t *testing.T) {
 // The API key from the environment reaches the server and nothing else: no
 // file of the job, no line of output, even with --verbose.
 func TestAPIKeyFromTheEnvironmentIsNeverWritten(t *testing.T) {
+	t.Parallel()
 	e := newJobEnv(t, smallJob())
 	args := []string{"run", "--workspace", e.root, "--base-url", e.srv.URL(), "--model", "fake-model", "--verbose", "--job", "env", e.doc}
 	code, stdout, stderr := cliWith(t, map[string]string{"OPENAI_API_KEY": testKey}, nil, args...)

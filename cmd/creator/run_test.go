@@ -97,6 +97,7 @@ func (e *jobEnv) assertNoKey(id string, streams ...string) {
 }
 
 func TestRunCompletesSmallJob(t *testing.T) {
+	t.Parallel()
 	e := newJobEnv(t, smallJob())
 	code, stdout, stderr := e.run("--job", "small")
 	if code != 0 {
@@ -139,6 +140,7 @@ func TestRunCompletesSmallJob(t *testing.T) {
 }
 
 func TestRunStops(t *testing.T) {
+	t.Parallel()
 	chatter := func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "Here is my summary."} }
 	bad := fakellm.Call("", "write_file", `{"path":"input/x.txt","content":"x"}`)
 	failing := fakellm.Script([]llm.ToolCall{bad}, []llm.ToolCall{bad}, []llm.ToolCall{bad})
@@ -174,6 +176,7 @@ func TestRunStops(t *testing.T) {
 }
 
 func TestRetriedServerErrorsStillComplete(t *testing.T) {
+	t.Parallel()
 	script := smallJob()
 	var n int
 	e := newJobEnv(t, func(r fakellm.Request) fakellm.Reply {
@@ -193,6 +196,7 @@ func TestRetriedServerErrorsStillComplete(t *testing.T) {
 }
 
 func TestResumeWithHigherLimit(t *testing.T) {
+	t.Parallel()
 	e := newJobEnv(t, smallJob())
 	if code, _, stderr := e.run("--job", "lim", "--max-steps", "2"); code != exitIncomplete {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -211,6 +215,7 @@ func TestResumeWithHigherLimit(t *testing.T) {
 }
 
 func TestModelConfiguration(t *testing.T) {
+	t.Parallel()
 	e := newJobEnv(t, smallJob())
 	dead := fakellm.New(smallJob())
 	deadURL := dead.URL()
@@ -262,6 +267,7 @@ func startCreator(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 // A job killed with SIGKILL at any model call, or stopped with Ctrl-C,
 // resumes to the same output as a job that ran through.
 func TestKillOrInterruptThenResume(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs creator as a separate process")
 	}
@@ -332,6 +338,7 @@ func TestKillOrInterruptThenResume(t *testing.T) {
 }
 
 func TestSecondRunOnALockedJobIsRefused(t *testing.T) {
+	t.Parallel()
 	e := newJobEnv(t, fakellm.Script(fakellm.SmallJob(testDoc, testQuote)...))
 	held := make(chan struct{})
 	release := make(chan struct{})
@@ -355,6 +362,7 @@ func TestSecondRunOnALockedJobIsRefused(t *testing.T) {
 }
 
 func TestContextFlags(t *testing.T) {
+	t.Parallel()
 	e := newJobEnv(t, smallJob())
 	for _, c := range []struct{ flags, stderr string }{
 		{"--tokenizer nope", "unknown token encoding"},
@@ -395,6 +403,7 @@ func TestContextFlags(t *testing.T) {
 // A file changed by a person between runs is searched in its new form
 // after resume, and what the job wrote is found without rescanning.
 func TestSearchAfterResumeSeesEditedFiles(t *testing.T) {
+	t.Parallel()
 	call := func(name, args string) []llm.ToolCall { return []llm.ToolCall{{Name: name, Arguments: args}} }
 	e := newJobEnv(t, fakellm.Script(
 		call("write_file", `{"path":"notes/a.md","content":"The alpha duty is noted here.\n"}`),
@@ -431,6 +440,7 @@ func TestSearchAfterResumeSeesEditedFiles(t *testing.T) {
 // The events of a job add up: one llm_call per step, one tool_call per
 // call the model made, tokens and cost as in job.json.
 func TestEventsAddUp(t *testing.T) {
+	t.Parallel()
 	// Cached tokens reported by the server are counted and priced apart.
 	script := smallJob()
 	e := newJobEnv(t, func(r fakellm.Request) fakellm.Reply {
@@ -515,6 +525,7 @@ func mustOpen(t *testing.T, root, id string) *workspace.Job {
 }
 
 func TestCostBudget(t *testing.T) {
+	t.Parallel()
 	e := newJobEnv(t, smallJob())
 	// A budget needs a price: the fake model has none in the table.
 	if code, _, stderr := e.run("--job", "nb", "--max-cost", "1"); code != exitUsage || !strings.Contains(stderr, "--max-cost needs the price of fake-model") {
