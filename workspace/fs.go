@@ -18,12 +18,12 @@ import (
 
 // OpenFile opens a file for reading. It returns the open file and the
 // resolved path.
-func (j *Job) OpenFile(p string) (*os.File, string, error) {
-	rel, err := j.Resolve(p, Read)
+func (s *Files) OpenFile(p string) (*os.File, string, error) {
+	rel, err := s.Resolve(p, Read)
 	if err != nil {
 		return nil, "", err
 	}
-	f, err := j.root.Open(rel)
+	f, err := s.root.Open(rel)
 	if err != nil {
 		return nil, "", describe(p, err)
 	}
@@ -40,8 +40,8 @@ func (j *Job) OpenFile(p string) (*os.File, string, error) {
 }
 
 // ReadFile reads a whole file of at most max bytes.
-func (j *Job) ReadFile(p string, max int64) ([]byte, string, error) {
-	f, rel, err := j.OpenFile(p)
+func (s *Files) ReadFile(p string, max int64) ([]byte, string, error) {
+	f, rel, err := s.OpenFile(p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -67,17 +67,17 @@ type WriteResult struct {
 }
 
 // WriteFile creates or replaces a file atomically, creating parent folders.
-func (j *Job) WriteFile(p string, data []byte) (WriteResult, error) {
-	if int64(len(data)) > j.MaxWriteBytes {
+func (s *Files) WriteFile(p string, data []byte) (WriteResult, error) {
+	if int64(len(data)) > s.MaxWriteBytes {
 		return WriteResult{}, fmt.Errorf("the content is %s; one write is limited to %s, so split it over several files",
-			humanize.Bytes(int64(len(data))), humanize.Bytes(j.MaxWriteBytes))
+			humanize.Bytes(int64(len(data))), humanize.Bytes(s.MaxWriteBytes))
 	}
-	rel, err := j.Resolve(p, Write)
+	rel, err := s.Resolve(p, Write)
 	if err != nil {
 		return WriteResult{}, err
 	}
 	res := WriteResult{Path: rel}
-	fi, err := j.root.Stat(rel)
+	fi, err := s.root.Stat(rel)
 	switch {
 	case err == nil && fi.IsDir():
 		return res, refuse(p, "is a folder; give a file name inside it")
@@ -86,26 +86,26 @@ func (j *Job) WriteFile(p string, data []byte) (WriteResult, error) {
 	case err != nil:
 		return res, describe(p, err)
 	}
-	if _, err := atomicfile.WriteIn(j.root, rel, bytes.NewReader(data), 0o644); err != nil {
+	if _, err := atomicfile.WriteIn(s.root, rel, bytes.NewReader(data), 0o644); err != nil {
 		return res, describe(p, err)
 	}
-	j.changed(rel)
+	s.changes.changed(rel)
 	return res, nil
 }
 
 // Remove deletes a file or an empty folder. A symbolic link is removed
 // itself, never what it points to.
-func (j *Job) Remove(p string) (rel string, wasDir bool, err error) {
-	rel, err = j.Resolve(p, Delete)
+func (s *Files) Remove(p string) (rel string, wasDir bool, err error) {
+	rel, err = s.Resolve(p, Delete)
 	if err != nil {
 		return "", false, err
 	}
-	fi, err := j.root.Lstat(rel)
+	fi, err := s.root.Lstat(rel)
 	if err != nil {
 		return "", false, describe(p, err)
 	}
 	if fi.IsDir() {
-		entries, err := j.readDir(rel)
+		entries, err := s.readDir(rel)
 		if err != nil {
 			return "", false, describe(p, err)
 		}
@@ -113,20 +113,20 @@ func (j *Job) Remove(p string) (rel string, wasDir bool, err error) {
 			return "", false, refuse(p, "is a folder with %d entries; delete them first", len(entries))
 		}
 	}
-	if err := j.root.Remove(rel); err != nil {
+	if err := s.root.Remove(rel); err != nil {
 		return "", false, describe(p, err)
 	}
-	j.removed(rel)
-	return rel, fi.IsDir(), atomicfile.SyncDir(j.root, path.Dir(rel))
+	s.changes.removed(rel)
+	return rel, fi.IsDir(), atomicfile.SyncDir(s.root, path.Dir(rel))
 }
 
 // Mkdir creates a folder and its parents; created is false when it existed.
-func (j *Job) Mkdir(p string) (rel string, created bool, err error) {
-	rel, err = j.Resolve(p, Write)
+func (s *Files) Mkdir(p string) (rel string, created bool, err error) {
+	rel, err = s.Resolve(p, Write)
 	if err != nil {
 		return "", false, err
 	}
-	fi, err := j.root.Stat(rel)
+	fi, err := s.root.Stat(rel)
 	switch {
 	case err == nil && fi.IsDir():
 		return rel, false, nil
@@ -135,7 +135,7 @@ func (j *Job) Mkdir(p string) (rel string, created bool, err error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", false, describe(p, err)
 	}
-	if err := j.root.MkdirAll(rel, 0o755); err != nil {
+	if err := s.root.MkdirAll(rel, 0o755); err != nil {
 		return "", false, describe(p, err)
 	}
 	return rel, true, nil
@@ -153,19 +153,19 @@ type Entry struct {
 
 // ReadDir lists a folder, sorted by name. The job's .agent/ folder and
 // temporary files are left out.
-func (j *Job) ReadDir(p string) (string, []Entry, error) {
-	rel, err := j.Resolve(p, Read)
+func (s *Files) ReadDir(p string) (string, []Entry, error) {
+	rel, err := s.Resolve(p, Read)
 	if err != nil {
 		return "", nil, err
 	}
-	fi, err := j.root.Stat(rel)
+	fi, err := s.root.Stat(rel)
 	if err != nil {
 		return "", nil, describe(p, err)
 	}
 	if !fi.IsDir() {
 		return "", nil, refuse(p, "is a file; use read_file to read it")
 	}
-	names, err := j.readDir(rel)
+	names, err := s.readDir(rel)
 	if err != nil {
 		return "", nil, describe(p, err)
 	}
@@ -176,14 +176,14 @@ func (j *Job) ReadDir(p string) (string, []Entry, error) {
 			continue
 		}
 		e := Entry{Name: name}
-		li, err := j.root.Lstat(child)
+		li, err := s.root.Lstat(child)
 		if err != nil {
 			continue
 		}
 		st := li
 		if li.Mode()&fs.ModeSymlink != 0 {
 			e.Link = true
-			if si, err := j.root.Stat(child); err == nil {
+			if si, err := s.root.Stat(child); err == nil {
 				st = si
 			} else {
 				e.Dangling = true
@@ -192,7 +192,7 @@ func (j *Job) ReadDir(p string) (string, []Entry, error) {
 		e.IsDir = st.IsDir()
 		e.Size = st.Size()
 		if e.IsDir {
-			if sub, err := j.readDir(child); err == nil {
+			if sub, err := s.readDir(child); err == nil {
 				e.Size = int64(len(sub))
 			}
 		}
@@ -203,12 +203,12 @@ func (j *Job) ReadDir(p string) (string, []Entry, error) {
 
 // Names lists the names in a folder, sorted, without temporary files: a
 // cheaper ReadDir when sizes are not needed.
-func (j *Job) Names(p string) ([]string, error) {
-	rel, err := j.Resolve(p, Read)
+func (s *Files) Names(p string) ([]string, error) {
+	rel, err := s.Resolve(p, Read)
 	if err != nil {
 		return nil, err
 	}
-	names, err := j.readDir(rel)
+	names, err := s.readDir(rel)
 	if err != nil {
 		return nil, describe(p, err)
 	}
@@ -216,8 +216,8 @@ func (j *Job) Names(p string) ([]string, error) {
 }
 
 // readDir returns the names in a folder, without temporary files.
-func (j *Job) readDir(rel string) ([]string, error) {
-	d, err := j.root.Open(rel)
+func (s *Files) readDir(rel string) ([]string, error) {
+	d, err := s.root.Open(rel)
 	if err != nil {
 		return nil, err
 	}

@@ -104,22 +104,49 @@ const (
 	DefaultMaxInputBytes = 200 << 20
 )
 
-// Job is an open job folder.
+// Job is an open job folder. Its parts are kept apart so that each user
+// gets only what it needs: the agent's tools the sandboxed Files, the
+// program its own Internal files, job.json through State, and the Locker.
 type Job struct {
 	ID string
 	// Dir is the absolute path of the job folder, symbolic links resolved.
 	Dir string
+
+	*Files
+	*Internal
+	*State
+	*Locker
+
+	root    *os.Root
+	changes *changes
+}
+
+// Files is the job folder as the agent's tools see it: every path is
+// checked by Resolve, protected areas cannot be changed, and every error is
+// a sentence the model can act on.
+type Files struct {
+	// Dir is the absolute path of the job folder.
+	Dir string
 	// MaxWriteBytes bounds one write by a tool.
 	MaxWriteBytes int64
 
-	root   *os.Root
-	now    func() time.Time
-	infoMu sync.Mutex
-	lockMu sync.Mutex
-	lockFd *os.File
+	root    *os.Root
+	changes *changes
+}
 
-	watchMu sync.RWMutex
-	watcher Watcher
+// Internal is the program's own access to the job's files, without the
+// tools' protections: plan.json, .agent/…, the extracted text.
+type Internal struct {
+	root    *os.Root
+	changes *changes
+}
+
+// State is the job's record, .agent/job.json.
+type State struct {
+	id       string
+	internal *Internal
+	now      func() time.Time
+	mu       sync.Mutex
 }
 
 // Watcher hears about every change made to the job's files through the Job
@@ -130,34 +157,40 @@ type Watcher interface {
 	FileRemoved(rel string)
 }
 
-// Watch makes w hear about changes from now on; nil stops it.
-func (j *Job) Watch(w Watcher) {
-	j.watchMu.Lock()
-	j.watcher = w
-	j.watchMu.Unlock()
+// changes hands the changes of Files and Internal to the watcher.
+type changes struct {
+	mu      sync.RWMutex
+	watcher Watcher
 }
 
-func (j *Job) changed(rel string) {
-	j.watchMu.RLock()
-	w := j.watcher
-	j.watchMu.RUnlock()
-	if w != nil {
+func (c *changes) current() Watcher {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.watcher
+}
+
+func (c *changes) changed(rel string) {
+	if w := c.current(); w != nil {
 		w.FileChanged(rel)
 	}
 }
 
-func (j *Job) removed(rel string) {
-	j.watchMu.RLock()
-	w := j.watcher
-	j.watchMu.RUnlock()
-	if w != nil {
+func (c *changes) removed(rel string) {
+	if w := c.current(); w != nil {
 		w.FileRemoved(rel)
 	}
 }
 
+// Watch makes w hear about changes from now on; nil stops it.
+func (j *Job) Watch(w Watcher) {
+	j.changes.mu.Lock()
+	j.changes.watcher = w
+	j.changes.mu.Unlock()
+}
+
 // FS is the job folder as a file system, for readers such as the search
 // index; it cannot reach outside the folder.
-func (j *Job) FS() fs.FS { return j.root.FS() }
+func (s *Files) FS() fs.FS { return s.root.FS() }
 
 // ErrNoJob is returned by Open when the job folder does not exist.
 var ErrNoJob = errors.New("no such job")
@@ -356,7 +389,15 @@ func open(root, id string, now func() time.Time) (*Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open job '%s': %w", id, err)
 	}
-	return &Job{ID: id, Dir: real, MaxWriteBytes: DefaultMaxWriteBytes, root: r, now: now}, nil
+	ch := &changes{}
+	internal := &Internal{root: r, changes: ch}
+	j := &Job{ID: id, Dir: real, root: r, changes: ch,
+		Files:    &Files{Dir: real, MaxWriteBytes: DefaultMaxWriteBytes, root: r, changes: ch},
+		Internal: internal,
+		State:    &State{id: id, internal: internal, now: now},
+	}
+	j.Locker = &Locker{id: id, dir: real, root: r, onLock: j.removeTemps}
+	return j, nil
 }
 
 // List returns the ids of the jobs under root, oldest first by id order of
@@ -414,62 +455,59 @@ func (j *Job) Close() error {
 }
 
 // Info reads .agent/job.json.
-func (j *Job) Info() (Info, error) {
+func (s *State) Info() (Info, error) {
 	var info Info
-	data, err := j.root.ReadFile(InfoFile)
+	data, err := s.internal.ReadInternal(InfoFile)
 	if err != nil {
-		return info, fmt.Errorf("job '%s' has no readable %s: %w", j.ID, InfoFile, err)
+		return info, fmt.Errorf("job '%s' has no readable %s: %w", s.id, InfoFile, err)
 	}
 	if err := json.Unmarshal(data, &info); err != nil {
-		return info, fmt.Errorf("job '%s': %s is not valid JSON: %w", j.ID, InfoFile, err)
+		return info, fmt.Errorf("job '%s': %s is not valid JSON: %w", s.id, InfoFile, err)
 	}
 	return info, nil
 }
 
 // UpdateInfo changes job.json in one read-modify-write step.
-func (j *Job) UpdateInfo(change func(*Info)) (Info, error) {
-	j.infoMu.Lock()
-	defer j.infoMu.Unlock()
-	info, err := j.Info()
+func (s *State) UpdateInfo(change func(*Info)) (Info, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info, err := s.Info()
 	if err != nil {
 		return info, err
 	}
 	change(&info)
-	info.UpdatedAt = j.now().UTC()
+	info.UpdatedAt = s.now().UTC()
 	data, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return info, err
 	}
-	return info, j.WriteInternal(InfoFile, append(data, '\n'))
+	return info, s.internal.WriteInternal(InfoFile, append(data, '\n'))
 }
-
-// Now is the job's clock.
-func (j *Job) Now() time.Time { return j.now() }
 
 // ReadInternal reads a file of the job without the tools' protections; for
 // the program's own files.
-func (j *Job) ReadInternal(rel string) ([]byte, error) {
-	return j.root.ReadFile(rel)
+func (in *Internal) ReadInternal(rel string) ([]byte, error) {
+	return in.root.ReadFile(rel)
 }
 
 // WriteInternal atomically replaces a file of the job without the tools'
 // protections; for the program's own files (plan.json, .agent/…, extracted text).
-func (j *Job) WriteInternal(rel string, data []byte) error {
-	if _, err := atomicfile.WriteIn(j.root, rel, bytes.NewReader(data), 0o644); err != nil {
+func (in *Internal) WriteInternal(rel string, data []byte) error {
+	if _, err := atomicfile.WriteIn(in.root, rel, bytes.NewReader(data), 0o644); err != nil {
 		return err
 	}
-	j.changed(rel)
+	in.changes.changed(rel)
 	return nil
 }
 
 // AppendInternal appends to a log file of the job and flushes it to disk.
-func (j *Job) AppendInternal(rel string, data []byte) error {
+func (in *Internal) AppendInternal(rel string, data []byte) error {
 	if dir := path.Dir(rel); dir != "." {
-		if err := j.root.MkdirAll(dir, 0o755); err != nil {
+		if err := in.root.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}
-	f, err := j.root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := in.root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
@@ -481,7 +519,7 @@ func (j *Job) AppendInternal(rel string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		j.changed(rel)
+		in.changes.changed(rel)
 	}
 	return err
 }

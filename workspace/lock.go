@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -31,19 +32,31 @@ func (e *LockedError) Error() string {
 // probe by `creator status` does not make a starting run fail.
 const lockWait = 300 * time.Millisecond
 
+// Locker is the job's lock: one process at a time works on a job.
+type Locker struct {
+	id   string
+	dir  string
+	root *os.Root
+	// onLock runs once the lock is taken.
+	onLock func()
+
+	mu sync.Mutex
+	fd *os.File
+}
+
 // Lock takes the job's lock (.agent/lock, flock) for this process, or fails
 // at once with a LockedError naming the holder's pid. Taking the lock also
 // removes temporary files a crashed writer left behind.
-func (j *Job) Lock() error {
-	j.lockMu.Lock()
-	defer j.lockMu.Unlock()
-	if j.lockFd != nil {
+func (l *Locker) Lock() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fd != nil {
 		return nil
 	}
-	if err := j.root.MkdirAll(".agent", 0o755); err != nil {
+	if err := l.root.MkdirAll(".agent", 0o755); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(j.Dir, ".agent", "lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(filepath.Join(l.dir, ".agent", "lock"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("cannot open the job lock: %w", err)
 	}
@@ -55,12 +68,12 @@ func (j *Job) Lock() error {
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
-			return fmt.Errorf("cannot lock job '%s': %w", j.ID, err)
+			return fmt.Errorf("cannot lock job '%s': %w", l.id, err)
 		}
 		if time.Now().After(deadline) {
 			pid := holderPID(f)
 			f.Close()
-			return &LockedError{ID: j.ID, PID: pid}
+			return &LockedError{ID: l.id, PID: pid}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -70,37 +83,39 @@ func (j *Job) Lock() error {
 		_, _ = f.WriteAt([]byte(record), 0)
 		_ = f.Sync()
 	}
-	j.lockFd = f
-	j.removeTemps()
+	l.fd = f
+	if l.onLock != nil {
+		l.onLock()
+	}
 	return nil
 }
 
 // Unlock releases the lock if this process holds it.
-func (j *Job) Unlock() error {
-	j.lockMu.Lock()
-	defer j.lockMu.Unlock()
-	if j.lockFd == nil {
+func (l *Locker) Unlock() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fd == nil {
 		return nil
 	}
-	_ = j.lockFd.Truncate(0)
-	err := syscall.Flock(int(j.lockFd.Fd()), syscall.LOCK_UN)
-	if cerr := j.lockFd.Close(); err == nil {
+	_ = l.fd.Truncate(0)
+	err := syscall.Flock(int(l.fd.Fd()), syscall.LOCK_UN)
+	if cerr := l.fd.Close(); err == nil {
 		err = cerr
 	}
-	j.lockFd = nil
+	l.fd = nil
 	return err
 }
 
 // Holder tells whether some process holds the job's lock, and its pid when
 // known. It does not disturb the holder.
-func (j *Job) Holder() (pid int, held bool) {
-	j.lockMu.Lock()
-	mine := j.lockFd != nil
-	j.lockMu.Unlock()
+func (l *Locker) Holder() (pid int, held bool) {
+	l.mu.Lock()
+	mine := l.fd != nil
+	l.mu.Unlock()
 	if mine {
 		return os.Getpid(), true
 	}
-	f, err := os.Open(filepath.Join(j.Dir, ".agent", "lock"))
+	f, err := os.Open(filepath.Join(l.dir, ".agent", "lock"))
 	if err != nil {
 		return 0, false
 	}

@@ -94,7 +94,7 @@ func isDrivePath(p string) bool {
 // Resolve turns a tool path into the real path relative to the job folder,
 // following symbolic links inside the job and refusing any that lead out.
 // Writes and deletions are refused in the protected areas.
-func (j *Job) Resolve(p string, access Access) (string, error) {
+func (s *Files) Resolve(p string, access Access) (string, error) {
 	clean, err := cleanPath(p)
 	if err != nil {
 		return "", err
@@ -103,10 +103,10 @@ func (j *Job) Resolve(p string, access Access) (string, error) {
 	if access == Delete && clean != "." {
 		// Deleting a link removes the link, not what it points to.
 		var dir string
-		dir, err = j.follow(p, path.Dir(clean))
+		dir, err = s.follow(p, path.Dir(clean))
 		rel = path.Join(dir, path.Base(clean))
 	} else {
-		rel, err = j.follow(p, clean)
+		rel, err = s.follow(p, clean)
 	}
 	if err != nil {
 		return "", err
@@ -121,7 +121,7 @@ func (j *Job) Resolve(p string, access Access) (string, error) {
 
 // follow resolves symbolic links component by component. Components that do
 // not exist yet are taken as they are: nothing can redirect them.
-func (j *Job) follow(orig, clean string) (string, error) {
+func (s *Files) follow(orig, clean string) (string, error) {
 	if clean == "." {
 		return ".", nil
 	}
@@ -129,7 +129,7 @@ func (j *Job) follow(orig, clean string) (string, error) {
 	rest := strings.Split(clean, "/")
 	for hops := 0; len(rest) > 0; {
 		cur := path.Join(append(done, rest[0])...)
-		fi, err := os.Lstat(filepath.Join(j.Dir, filepath.FromSlash(cur)))
+		fi, err := os.Lstat(filepath.Join(s.Dir, filepath.FromSlash(cur)))
 		if errors.Is(err, fs.ErrNotExist) {
 			done = append(done, rest...)
 			break
@@ -148,13 +148,13 @@ func (j *Job) follow(orig, clean string) (string, error) {
 		if hops++; hops > maxLinkHops {
 			return "", refuse(orig, "has too many levels of symbolic links")
 		}
-		target, err := os.Readlink(filepath.Join(j.Dir, filepath.FromSlash(cur)))
+		target, err := os.Readlink(filepath.Join(s.Dir, filepath.FromSlash(cur)))
 		if err != nil {
 			return "", err
 		}
 		var next string
 		if filepath.IsAbs(target) {
-			r, err := filepath.Rel(j.Dir, filepath.Clean(target))
+			r, err := filepath.Rel(s.Dir, filepath.Clean(target))
 			if err != nil {
 				return "", refuse(orig, "leads outside the workspace through the symbolic link '%s'", cur)
 			}
