@@ -14,7 +14,7 @@ import (
 
 	"creator/compaction"
 	"creator/internal/agent"
-	"creator/internal/completion"
+	"creator/internal/donecheck"
 	"creator/internal/fakellm"
 	"creator/internal/llm"
 	"creator/internal/tokens"
@@ -144,7 +144,7 @@ func (e *env) agent(t *testing.T) (*agent.Agent, *compaction.Manager) {
 	a := &agent.Agent{
 		Model:      client,
 		Tools:      reg,
-		Completion: completion.Checker{Planner: pl, Files: e.job},
+		Completion: donecheck.Checker{Planner: pl, Files: e.job},
 		Journal:    journal,
 		System:     system,
 		Hook:       cm,

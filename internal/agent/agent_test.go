@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"creator/internal/agent"
-	"creator/internal/completion"
+	"creator/internal/donecheck"
 	"creator/internal/fakellm"
 	"creator/internal/llm"
 	"creator/internal/transcript"
@@ -62,7 +62,7 @@ func (e *env) agent(t *testing.T) *agent.Agent {
 	return &agent.Agent{
 		Model:      llm.NewClient(llm.ClientConfig{BaseURL: e.srv.URL(), Model: "fake", Sleep: func(context.Context, time.Duration) error { return nil }}),
 		Tools:      reg,
-		Completion: completion.Checker{Planner: pl, Files: e.job},
+		Completion: donecheck.Checker{Planner: pl, Files: e.job},
 		Journal:    transcript.NewWriter(e.job),
 		System:     "You are a test agent.",
 	}

@@ -6,7 +6,7 @@ import (
 
 	"creator/compaction"
 	"creator/internal/agent"
-	"creator/internal/completion"
+	"creator/internal/donecheck"
 	"creator/internal/index"
 	"creator/internal/llm"
 	"creator/internal/tokens"
@@ -24,7 +24,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	journal := transcript.NewWriter(r.job)
 	a := &agent.Agent{
 		Model:      cfg.Model,
-		Completion: completion.Checker{Planner: r.planner, Files: r.job},
+		Completion: donecheck.Checker{Planner: r.planner, Files: r.job},
 		Journal:    journal,
 		System:     templates.SystemPrompt,
 		Limits:     cfg.Limits,

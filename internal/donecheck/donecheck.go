@@ -1,7 +1,7 @@
-// Package completion decides from the job's files whether a job is done:
+// Package donecheck decides from the job's files whether a job is done:
 // every task of plan.json completed and output/requirements.json present
 // and valid. What the model says is never taken into account.
-package completion
+package donecheck
 
 import (
 	"errors"
