@@ -261,11 +261,3 @@ func dropNull(s *jsonschema.Schema) {
 		dropNull(p)
 	}
 }
-
-func jsonIndent(v any) ([]byte, error) {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(data, '\n'), nil
-}

@@ -109,7 +109,8 @@ func ValidateList(data []byte) error {
 	return nil
 }
 
-// Marshal renders a record as indented JSON with a final newline.
+// Marshal renders a record, a list of them or another file of the job
+// (the chunk manifest) as indented JSON with a final newline.
 func Marshal(v any) ([]byte, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
