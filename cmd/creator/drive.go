@@ -18,6 +18,7 @@ import (
 	"creator/internal/humanize"
 	"creator/internal/index"
 	"creator/internal/llm"
+	"creator/internal/reqstore"
 	"creator/internal/telemetry"
 	"creator/internal/tokens"
 	"creator/internal/transcript"
@@ -420,13 +421,13 @@ func (o *runOptions) conclude(job *workspace.Job, pl *planner.Planner, out agent
 	case agent.StepLimit, agent.TokenLimit, agent.CostLimit:
 		// A budget is not a failure: what exists so far becomes the output.
 		note := fmt.Sprintf("Partial result: the job stopped before completion (%s). Continue it with `%s`.", out.Reason, hint)
-		msg, err := tools.FinalizePartial(job, note)
+		res, err := reqstore.Open(job).Finalize(note)
 		switch {
 		case err != nil && !o.quiet:
 			fmt.Fprintf(o.streams.ErrOut, "creator: no partial output yet: %v\n", firstLine(err.Error()))
 		case err == nil:
 			if !o.quiet {
-				fmt.Fprintf(o.streams.ErrOut, "creator: partial output: %s\n", msg)
+				fmt.Fprintf(o.streams.ErrOut, "creator: partial output: %s\n", res)
 			}
 			fmt.Fprintf(o.streams.Out, "%s/output/requirements.json\n", job.Dir)
 		}
