@@ -12,6 +12,7 @@ import (
 
 	"creator/internal/document"
 	"creator/internal/humanize"
+	"creator/internal/requirement"
 	"creator/workspace"
 )
 
@@ -199,7 +200,7 @@ func (d *docTools) replaceChunks(source, docName string, chunks []document.Chunk
 		}
 		man.Chunks = append(man.Chunks, mc)
 	}
-	data, err := jsonIndent(man)
+	data, err := requirement.Marshal(man)
 	if err != nil {
 		return man, err
 	}

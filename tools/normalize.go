@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"creator/internal/humanize"
+	"creator/internal/schemaerr"
 )
 
 // Models send arguments that mean one thing unambiguously but do not match
@@ -115,15 +117,7 @@ func (r *argReader) readObject(s *jsonschema.Schema, v any, at argPath, notes *[
 		obj[name] = nv
 	}
 	if len(missing) > 0 {
-		quoted := make([]string, len(missing))
-		for i, m := range missing {
-			quoted[i] = strconv.Quote(m)
-		}
-		msg := "missing required " + fieldList(strings.Join(quoted, " "))
-		if at.shown != "" {
-			msg += " in " + at.shown
-		}
-		return nil, fmt.Errorf("%s", msg)
+		return nil, errors.New(schemaerr.Missing(missing, at.shown))
 	}
 	return obj, nil
 }

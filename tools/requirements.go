@@ -2,27 +2,15 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"reflect"
-	"regexp"
-	"slices"
-	"sort"
-	"strconv"
 	"strings"
-	"sync"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"creator/internal/document"
-	"creator/internal/humanize"
-	"creator/internal/output"
+	"creator/internal/reqstore"
 	"creator/internal/requirement"
-	"creator/workspace"
 )
 
 // Enumerated fields of save_requirement; their schemas list the values.
@@ -40,9 +28,10 @@ func enum(values []string) *jsonschema.Schema {
 	return s
 }
 
-// RequirementTools returns save_requirement and finalize_output.
-func RequirementTools(job *workspace.Job) []Tool {
-	r := &reqTools{job: job}
+// RequirementTools returns save_requirement and finalize_output over the
+// requirements kept in files.
+func RequirementTools(files reqstore.FS) []Tool {
+	r := &reqTools{store: reqstore.Open(files)}
 	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[reqType]():     enum(requirement.Types),
 		reflect.TypeFor[reqCategory](): enum(requirement.Categories),
@@ -55,14 +44,7 @@ func RequirementTools(job *workspace.Job) []Tool {
 }
 
 type reqTools struct {
-	job *workspace.Job
-	mu  sync.Mutex
-	// index of the saved requirements, for finding duplicates and the next
-	// id without reading every final.json on every save; rebuilt when the
-	// folders in requirements/ are not the ones it knows.
-	index   map[string]string // dedup key → id and folder
-	folders []string
-	maxN    int
+	store *reqstore.Store
 }
 
 type citationArgs struct {
@@ -84,238 +66,23 @@ type saveArgs struct {
 	Rationale  string         `json:"rationale" jsonschema:"why this is a requirement: the cue and its context"`
 }
 
-// chunks gives access to the chunk files of the job, read once per call.
-type chunks struct {
-	job    *workspace.Job
-	man    document.Manifest
-	bodies map[string]string
-}
-
-func loadChunks(job *workspace.Job) (*chunks, error) {
-	data, err := job.ReadInternal(document.ManifestFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errors.New("there are no chunks yet: split the document with chunk_document first")
-	}
-	if err != nil {
-		return nil, err
-	}
-	man, err := document.ParseManifest(data)
-	if err != nil {
-		return nil, err
-	}
-	return &chunks{job: job, man: man, bodies: map[string]string{}}, nil
-}
-
-func (c *chunks) body(id string) (document.ManifestChunk, string, error) {
-	mc, ok := c.man.Find(id)
-	if !ok {
-		return mc, "", c.unknown(id)
-	}
-	if b, ok := c.bodies[id]; ok {
-		return mc, b, nil
-	}
-	data, err := c.job.ReadInternal(mc.File)
-	if err != nil {
-		return mc, "", fmt.Errorf("cannot read %s: %v", mc.File, err)
-	}
-	b := document.ChunkBody(string(data))
-	c.bodies[id] = b
-	return mc, b, nil
-}
-
-func (c *chunks) unknown(id string) error {
-	if len(c.man.Chunks) == 0 {
-		return fmt.Errorf("chunk %q does not exist: there are no chunks", id)
-	}
-	return fmt.Errorf("chunk %q does not exist; the chunks are %s to %s", id, c.man.Chunks[0].ID, c.man.Chunks[len(c.man.Chunks)-1].ID)
-}
-
-// check verifies a citation: the chunk exists and belongs to the document,
-// and the quote is in it. It returns the citation as stored (the chunk id
-// and document name in their canonical form, the quote as it stands in the
-// source with whitespace collapsed, and its page), the quote's offset in
-// the chunk, and notes on what was read how or corrected.
-func (c *chunks) check(cit requirement.Citation) (requirement.Citation, int, []string, error) {
-	var notes []string
-	id, note, err := c.resolve(cit.Chunk)
-	if err != nil {
-		return cit, 0, nil, err
-	}
-	if note != "" {
-		notes = append(notes, note)
-	}
-	cit.Chunk = id
-	mc, body, err := c.body(cit.Chunk)
-	if err != nil {
-		return cit, 0, nil, err
-	}
-	doc, note, err := documentOf(cit.Document, mc)
-	if err != nil {
-		return cit, 0, nil, err
-	}
-	if note != "" {
-		notes = append(notes, note)
-	}
-	cit.Document = doc
-	start, end, ok := requirement.Find(body, cit.Quote)
-	if !ok {
-		for _, other := range c.man.Chunks {
-			if other.ID == cit.Chunk || other.Document != cit.Document {
-				continue
-			}
-			if _, ob, err := c.body(other.ID); err == nil {
-				if _, _, found := requirement.Find(ob, cit.Quote); found {
-					return cit, 0, nil, fmt.Errorf("the quote is in %s, not in %s; cite that chunk", other.ID, cit.Chunk)
-				}
-			}
-		}
-		return cit, 0, nil, quoteNotFound(cit, body)
-	}
-	page := requirement.PageAt(body, start, mc.FirstPage)
-	if cit.Page != 0 && cit.Page != page && page != 0 {
-		notes = append(notes, fmt.Sprintf("page %d of the quote in %s corrected to %d", cit.Page, cit.Chunk, page))
-	}
-	cit.Page = page
-	cit.Quote = requirement.Clean(body[start:end])
-	return cit, start, notes, nil
-}
-
-var chunkNumberRE = regexp.MustCompile(`^(?:chunk[ _-]?)?0*(\d+)$`)
-
-// resolve finds the chunk an id names: the id itself, or the same chunk
-// written as a file name or path ("chunk_003.md", "chunks/chunk_003.md"),
-// in another case, or by its number ("3", "chunk 3"). The note says what
-// was read how.
-func (c *chunks) resolve(id string) (string, string, error) {
-	if _, ok := c.man.Find(id); ok {
-		return id, "", nil
-	}
-	s := strings.ToLower(strings.TrimSpace(id))
-	s = strings.TrimPrefix(s, "./")
-	s = strings.TrimPrefix(s, "chunks/")
-	s = strings.TrimSuffix(s, ".md")
-	if m := chunkNumberRE.FindStringSubmatch(s); m != nil {
-		for _, mc := range c.man.Chunks {
-			if n := chunkNumberRE.FindStringSubmatch(mc.ID); n != nil && strings.TrimLeft(n[1], "0") == strings.TrimLeft(m[1], "0") {
-				return mc.ID, fmt.Sprintf("read chunk %q as %q", id, mc.ID), nil
-			}
-		}
-	}
-	return "", "", c.unknown(id)
-}
-
-// documentOf checks the document a citation names against the chunk's:
-// the same name, given as a path in input/, in another case, as the text
-// extracted from it, or left out, all name it.
-func documentOf(given string, mc document.ManifestChunk) (string, string, error) {
-	if given == mc.Document {
-		return given, "", nil
-	}
-	if given == "" {
-		return mc.Document, "", nil
-	}
-	name := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(given), "./"), "input/")
-	switch {
-	case name == mc.Document, strings.EqualFold(name, mc.Document):
-		return mc.Document, fmt.Sprintf("read document %q as %q", given, mc.Document), nil
-	case mc.Source != "" && (name == path.Base(mc.Source) || strings.TrimPrefix(given, "./") == mc.Source):
-		return mc.Document, fmt.Sprintf("read document %q, the text extracted from %s, as %q", given, mc.Document, mc.Document), nil
-	}
-	return "", "", fmt.Errorf("%s is part of %s, not %s", mc.ID, mc.Document, given)
-}
-
-// quoteNotFound says why a quote is not in its chunk and what to do: cite
-// the parts of a quote shortened with an ellipsis separately; copy the
-// passage that resembles the quote; or, when none does (a translation, a
-// paraphrase), copy a sentence of the chunk as it stands.
-func quoteNotFound(cit requirement.Citation, body string) error {
-	if requirement.Ellipsis(cit.Quote) {
-		return fmt.Errorf("the quote leaves words out with an ellipsis, and a quote must be verbatim: cite each part as a separate citation (several citations of %s are fine), or copy the whole passage without leaving anything out", cit.Chunk)
-	}
-	if passage, ok := requirement.Closest(body, cit.Quote); ok {
-		return fmt.Errorf("the quote was not found in %s. The closest passage there is: «%s». Copy the text exactly from the chunk", cit.Chunk, passage)
-	}
-	return fmt.Errorf("the quote was not found in %s, and no passage of %s resembles it. Copy a sentence from the chunk word for word, in the document's own language: do not translate, paraphrase or combine sentences", cit.Chunk, cit.Chunk)
-}
-
 func (r *reqTools) save(ctx context.Context, a saveArgs) (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	rec := requirement.Record{
-		Title: humanize.OneLine(a.Title), Text: humanize.OneLine(a.Text), Type: string(a.Type), Category: string(a.Category),
-		Priority: string(a.Priority), Confidence: a.Confidence, Rationale: humanize.OneLine(a.Rationale), Frameworks: []string{},
+	draft := requirement.Record{
+		Title: a.Title, Text: a.Text, Type: string(a.Type), Category: string(a.Category), Priority: string(a.Priority),
+		Frameworks: a.Frameworks, Confidence: a.Confidence, Rationale: a.Rationale,
 	}
-	var problems []string
-	switch {
-	case rec.Title == "":
-		problems = append(problems, "title is empty")
-	case utf8.RuneCountInString(rec.Title) > 80:
-		problems = append(problems, fmt.Sprintf("title is %d characters long; keep it to 80", utf8.RuneCountInString(rec.Title)))
+	for _, c := range a.Citations {
+		draft.Citations = append(draft.Citations, requirement.Citation{Document: c.Document, Chunk: c.Chunk, Page: c.Page, Quote: c.Quote})
 	}
-	if rec.Text == "" {
-		problems = append(problems, "text is empty")
-	}
-	if rec.Rationale == "" {
-		problems = append(problems, "rationale is empty")
-	}
-	if a.Confidence < 0 || a.Confidence > 1 {
-		problems = append(problems, "confidence must be between 0 and 1")
-	}
-	if len(a.Citations) == 0 {
-		problems = append(problems, "citations are empty; cite at least one quote")
-	}
-	seen := map[string]bool{}
-	for _, f := range a.Frameworks {
-		if f = humanize.OneLine(f); f != "" && !seen[f] {
-			seen[f] = true
-			rec.Frameworks = append(rec.Frameworks, f)
-		}
-	}
-	if len(problems) > 0 {
-		return "", errors.New(strings.Join(problems, "; "))
-	}
-	ch, err := loadChunks(r.job)
+	saved, err := r.store.Save(draft)
 	if err != nil {
 		return "", err
 	}
-	var notes []string
-	for i, c := range a.Citations {
-		cit, _, cnotes, err := ch.check(requirement.Citation{Document: humanize.OneLine(c.Document), Chunk: humanize.OneLine(c.Chunk), Page: c.Page, Quote: c.Quote})
-		if err != nil {
-			if len(a.Citations) > 1 {
-				return "", fmt.Errorf("citation %d: %v", i+1, err)
-			}
-			return "", err
-		}
-		notes = append(notes, cnotes...)
-		rec.Citations = append(rec.Citations, cit)
+	if saved.Duplicate {
+		return fmt.Sprintf("already saved as %s (%s); nothing changed", saved.ID, saved.File), nil
 	}
-	if err := r.refreshIndex(); err != nil {
-		return "", err
-	}
-	key := dedupKey(rec)
-	if where, ok := r.index[key]; ok {
-		return fmt.Sprintf("already saved as %s; nothing changed", where), nil
-	}
-	n := r.maxN + 1
-	rec.ID = fmt.Sprintf("REQ-%03d", n)
-	dir := fmt.Sprintf("req_%03d", n)
-	data, err := requirement.Marshal(rec)
-	if err != nil {
-		return "", err
-	}
-	if err := requirement.Validate(data); err != nil {
-		return "", err
-	}
-	if _, err := r.job.WriteFile("requirements/"+dir+"/final.json", data); err != nil {
-		return "", err
-	}
-	r.index[key] = fmt.Sprintf("%s (requirements/%s/final.json)", rec.ID, dir)
-	if !slices.Contains(r.folders, dir) {
-		r.folders = append(r.folders, dir)
-	}
-	r.maxN = n
-	msg := fmt.Sprintf("saved %s (requirements/%s/final.json): %s, %s, %s", rec.ID, dir, rec.Type, rec.Category, rec.Priority)
+	rec := saved.Record
+	msg := fmt.Sprintf("saved %s (%s): %s, %s, %s", rec.ID, saved.File, rec.Type, rec.Category, rec.Priority)
 	for _, c := range rec.Citations {
 		if c.Page > 0 {
 			msg += fmt.Sprintf("; quote found in %s on page %d", c.Chunk, c.Page)
@@ -323,237 +90,49 @@ func (r *reqTools) save(ctx context.Context, a saveArgs) (string, error) {
 			msg += "; quote found in " + c.Chunk
 		}
 	}
-	for _, n := range notes {
-		msg += "; " + n
+	for _, c := range saved.Corrections {
+		msg += "; " + correction(c)
 	}
 	return msg, nil
 }
 
-// dedupKey identifies a requirement by its text and its quotes.
-func dedupKey(r requirement.Record) string {
-	parts := []string{requirement.Normalize(r.Text).Text}
-	for _, c := range r.Citations {
-		parts = append(parts, c.Chunk, requirement.Normalize(c.Quote).Text)
+// correction says how a citation field was read or corrected.
+func correction(c reqstore.Correction) string {
+	switch c.Kind {
+	case reqstore.ChunkName:
+		return fmt.Sprintf("read chunk %q as %q", c.Given, c.Stored)
+	case reqstore.DocumentName:
+		return fmt.Sprintf("read document %q as %q", c.Given, c.Stored)
+	case reqstore.DocumentSource:
+		return fmt.Sprintf("read document %q, the text extracted from %s, as %q", c.Given, c.Stored, c.Stored)
 	}
-	return strings.Join(parts, "\x00")
-}
-
-type savedReq struct {
-	dir string
-	rec requirement.Record
-	raw []byte
-	err error
-}
-
-// saved reads every requirements/req_*/final.json, in folder order.
-func (r *reqTools) saved() ([]savedReq, error) {
-	names, err := r.job.Names("requirements")
-	if err != nil {
-		return nil, err
-	}
-	var out []savedReq
-	for _, name := range names {
-		if !strings.HasPrefix(name, "req_") {
-			continue
-		}
-		s := savedReq{dir: name}
-		s.raw, s.err = r.job.ReadInternal("requirements/" + name + "/final.json")
-		if errors.Is(s.err, fs.ErrNotExist) {
-			continue // a folder the agent is still drafting in
-		}
-		if s.err == nil {
-			s.err = json.Unmarshal(s.raw, &s.rec)
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-// refreshIndex rebuilds the index of saved requirements when the folders
-// of requirements/ changed behind it.
-func (r *reqTools) refreshIndex() error {
-	names, err := r.job.Names("requirements")
-	if err != nil {
-		return err
-	}
-	if r.index != nil && len(names) == len(r.folders) {
-		return nil
-	}
-	saved, err := r.saved()
-	if err != nil {
-		return err
-	}
-	r.index, r.folders, r.maxN = map[string]string{}, names, 0
-	// The next id is one more than the highest req_NNN folder, even one
-	// without final.json (the agent may be drafting in it), so an id is
-	// never given twice. An empty folder is left by a save cut off between
-	// making the folder and writing final.json: its id is still free, and
-	// taking it keeps the ids of a resumed job those of an uninterrupted one.
-	for _, name := range names {
-		v, err := strconv.Atoi(strings.TrimPrefix(name, "req_"))
-		if err != nil || !strings.HasPrefix(name, "req_") {
-			continue
-		}
-		if inside, err := r.job.Names("requirements/" + name); err == nil && len(inside) == 0 {
-			continue
-		}
-		r.maxN = max(r.maxN, v)
-	}
-	for _, s := range saved {
-		if s.err != nil {
-			continue
-		}
-		if v, err := strconv.Atoi(strings.TrimPrefix(s.rec.ID, "REQ-")); err == nil {
-			r.maxN = max(r.maxN, v)
-		}
-		r.index[dedupKey(s.rec)] = fmt.Sprintf("%s (requirements/%s/final.json)", s.rec.ID, s.dir)
-	}
-	return nil
-}
-
-type position struct {
-	chunk, offset int
+	return fmt.Sprintf("page %s of the quote in %s corrected to %s", c.Given, c.Chunk, c.Stored)
 }
 
 func (r *reqTools) finalize(ctx context.Context, _ noArgs) (string, error) {
-	return r.build("")
+	res, err := r.store.Finalize("")
+	var invalid *reqstore.InvalidError
+	if errors.As(err, &invalid) {
+		return "", invalidOutput(invalid.Problems)
+	}
+	if err != nil {
+		return "", err
+	}
+	return res.String(), nil
 }
 
-// withNote puts a note above a Markdown document.
-func withNote(note string, doc []byte) []byte {
-	if note == "" {
-		return doc
+// invalidOutput lists the problems that stop finalize_output, the first
+// twenty of them.
+func invalidOutput(problems []reqstore.Problem) error {
+	more := ""
+	if len(problems) > 20 {
+		more = fmt.Sprintf("\n… and %d more", len(problems)-20)
+		problems = problems[:20]
 	}
-	return append([]byte("> "+note+"\n\n"), doc...)
-}
-
-// FinalizePartial writes the output of a job that stopped before completion
-// (at a budget) from the requirements saved so far: invalid ones are left
-// out instead of blocking the output, and summary.md opens with note.
-func FinalizePartial(job *workspace.Job, note string) (string, error) {
-	return (&reqTools{job: job}).build(note)
-}
-
-// build checks the saved requirements and writes the output files. With a
-// partial note, problems leave requirements out rather than stop it.
-func (r *reqTools) build(partial string) (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ch, err := loadChunks(r.job)
-	if err != nil {
-		return "", err
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = p.String()
 	}
-	order := map[string]int{}
-	for i, c := range ch.man.Chunks {
-		order[c.ID] = i
-	}
-	saved, err := r.saved()
-	if err != nil {
-		return "", err
-	}
-	var problems, notes []string
-	var recs []requirement.Record
-	pos := map[string]position{}
-	keys := map[string]string{}
-	for _, s := range saved {
-		where := "requirements/" + s.dir + "/final.json"
-		if s.err != nil {
-			problems = append(problems, fmt.Sprintf("%s cannot be read: %v", where, s.err))
-			continue
-		}
-		if err := requirement.Validate(s.raw); err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", where, err))
-			continue
-		}
-		if want := "REQ-" + strings.TrimPrefix(s.dir, "req_"); s.rec.ID != want {
-			problems = append(problems, fmt.Sprintf("%s has id %s; in this folder it must be %s", where, s.rec.ID, want))
-			continue
-		}
-		bad := false
-		for i, c := range s.rec.Citations {
-			checked, off, _, err := ch.check(c)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s citation %d: %v", s.rec.ID, i+1, err))
-				bad = true
-				continue
-			}
-			if i == 0 {
-				pos[s.rec.ID] = position{order[c.Chunk], off}
-			}
-			s.rec.Citations[i].Page = checked.Page
-		}
-		if bad {
-			continue
-		}
-		if first, dup := keys[dedupKey(s.rec)]; dup {
-			notes = append(notes, fmt.Sprintf("%s repeats %s and was left out", s.rec.ID, first))
-			continue
-		}
-		keys[dedupKey(s.rec)] = s.rec.ID
-		recs = append(recs, s.rec)
-	}
-	if len(problems) > 0 && partial != "" {
-		notes = append(notes, fmt.Sprintf("%s left out: %s", humanize.Plural(len(problems), "invalid requirement"), strings.Join(problems[:min(3, len(problems))], "; ")))
-		problems = nil
-	}
-	if len(problems) > 0 {
-		more := ""
-		if len(problems) > 20 {
-			more = fmt.Sprintf("\n… and %d more", len(problems)-20)
-			problems = problems[:20]
-		}
-		return "", fmt.Errorf("the output was not written; fix these requirements (edit their final.json, or delete the folder and save the requirement again), then call finalize_output again:\n- %s%s",
-			strings.Join(problems, "\n- "), more)
-	}
-	sort.SliceStable(recs, func(i, j int) bool {
-		a, b := pos[recs[i].ID], pos[recs[j].ID]
-		if a.chunk != b.chunk {
-			return a.chunk < b.chunk
-		}
-		return a.offset < b.offset
-	})
-	jsonData, err := output.JSON(recs)
-	if err != nil {
-		return "", err
-	}
-	if err := output.Validate(jsonData); err != nil {
-		return "", err
-	}
-	csvData, err := output.CSV(recs)
-	if err != nil {
-		return "", err
-	}
-	var docs []string
-	for _, c := range ch.man.Chunks {
-		if !slices.Contains(docs, c.Document) {
-			docs = append(docs, c.Document)
-		}
-	}
-	for _, f := range []struct {
-		path string
-		data []byte
-	}{{output.CSVFile, csvData}, {output.SummaryFile, withNote(partial, output.Summary(recs, docs))}, {output.RequirementsFile, jsonData}} {
-		if _, err := r.job.WriteFile(f.path, f.data); err != nil {
-			return "", err
-		}
-	}
-	counts := map[string]int{}
-	for _, rec := range recs {
-		counts[rec.Type]++
-	}
-	var parts []string
-	for _, t := range requirement.Types {
-		if counts[t] > 0 {
-			parts = append(parts, humanize.Plural(counts[t], t))
-		}
-	}
-	msg := fmt.Sprintf("wrote %s with %s", output.RequirementsFile, humanize.Plural(len(recs), "requirement"))
-	if len(parts) > 0 {
-		msg += " (" + strings.Join(parts, ", ") + ")"
-	}
-	msg += fmt.Sprintf(", %s and %s", output.SummaryFile, output.CSVFile)
-	for _, n := range notes {
-		msg += "; " + n
-	}
-	return msg, nil
+	return fmt.Errorf("the output was not written; fix these requirements (edit their final.json, or delete the folder and save the requirement again), then call finalize_output again:\n- %s%s",
+		strings.Join(lines, "\n- "), more)
 }

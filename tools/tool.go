@@ -10,13 +10,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"regexp"
 	"runtime/debug"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"creator/internal/humanize"
+	"creator/internal/schemaerr"
 )
 
 // Tool is one function the model can call.
@@ -137,7 +137,7 @@ func (t *funcTool[A]) decode(raw json.RawMessage) (A, []string, error) {
 		return args, nil, t.argError(notes, "%s", err.Error())
 	}
 	if err := t.resolved.Validate(read); err != nil {
-		return args, nil, t.argError(notes, "%s", explain(err))
+		return args, nil, t.argError(notes, "%s", schemaerr.Explain(err, schemaerr.Arguments))
 	}
 	// Decode from the value re-encoded, so that 10.0 fills an int.
 	normal, err := json.Marshal(read)
@@ -163,84 +163,6 @@ func recoverInto(tool string, err *error) {
 	if v := recover(); v != nil {
 		*err = &PanicError{Tool: tool, Value: v, Stack: debug.Stack()}
 	}
-}
-
-var (
-	reMissing    = regexp.MustCompile(`required: missing properties: \[(.*)\]`)
-	reAdditional = regexp.MustCompile(`unexpected additional properties \[(.*)\]`)
-	reLocation   = regexp.MustCompile(`validating (/[^:\s]*):`)
-	reType       = regexp.MustCompile(`type: (.*) has type "(\w+)", want "(\w+)"`)
-)
-
-// explain rewrites a schema validation error as a short sentence, naming
-// nested fields as citations[].quote.
-func explain(err error) string {
-	msg := err.Error()
-	field := ""
-	if m := reLocation.FindAllStringSubmatch(msg, -1); len(m) > 0 {
-		field = fieldPath(m[len(m)-1][1])
-	}
-	in := ""
-	if field != "" {
-		in = " in " + field
-	}
-	switch {
-	case reMissing.MatchString(msg):
-		return "missing required " + fieldList(reMissing.FindStringSubmatch(msg)[1]) + in
-	case reAdditional.MatchString(msg):
-		return "unknown " + fieldList(reAdditional.FindStringSubmatch(msg)[1]) + in
-	case reType.MatchString(msg):
-		m := reType.FindStringSubmatch(msg)
-		if field != "" {
-			return fmt.Sprintf("field %q must be %s, not %s", field, article(m[3]), article(m[2]))
-		}
-		return fmt.Sprintf("value must be %s, not %s", article(m[3]), article(m[2]))
-	}
-	if i := strings.LastIndex(msg, ": "); i >= 0 && field != "" {
-		return fmt.Sprintf("field %q: %s", field, msg[i+2:])
-	}
-	return msg
-}
-
-// fieldPath turns a schema location such as
-// /properties/citations/items/properties/quote into citations[].quote.
-func fieldPath(loc string) string {
-	var b strings.Builder
-	parts := strings.Split(strings.TrimPrefix(loc, "/"), "/")
-	for i := 0; i < len(parts); i++ {
-		switch parts[i] {
-		case "properties":
-			if i+1 < len(parts) {
-				if b.Len() > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(parts[i+1])
-				i++
-			}
-		case "items":
-			b.WriteString("[]")
-		}
-	}
-	return b.String()
-}
-
-// fieldList turns `"a" "b"` or `"a", "b"` into `field "a"` / `fields "a", "b"`.
-func fieldList(quoted string) string {
-	names := strings.FieldsFunc(quoted, func(r rune) bool { return r == ' ' || r == ',' })
-	if len(names) == 1 {
-		return "field " + names[0]
-	}
-	return "fields " + strings.Join(names, ", ")
-}
-
-func article(typ string) string {
-	switch typ {
-	case "integer", "array", "object":
-		return "an " + typ
-	case "null":
-		return "null"
-	}
-	return "a " + typ
 }
 
 func jsonKind(v any) string {
@@ -338,12 +260,4 @@ func dropNull(s *jsonschema.Schema) {
 	for _, p := range s.Properties {
 		dropNull(p)
 	}
-}
-
-func jsonIndent(v any) ([]byte, error) {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(data, '\n'), nil
 }

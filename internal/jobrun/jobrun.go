@@ -21,6 +21,7 @@ import (
 	"creator/internal/humanize"
 	"creator/internal/index"
 	"creator/internal/llm"
+	"creator/internal/reqstore"
 	"creator/internal/telemetry"
 	"creator/internal/tokens"
 	"creator/internal/transcript"
@@ -270,7 +271,12 @@ func (r *run) conclude(out agent.Outcome) Outcome {
 	if budget(out.Kind) {
 		// A budget is not a failure: what exists so far becomes the output.
 		note := fmt.Sprintf("Partial result: the job stopped before completion (%s). Continue it with `%s`.", out.Reason, o.Resume)
-		o.Partial, o.PartialErr = tools.FinalizePartial(r.job, note)
+		res, err := reqstore.Open(r.job).Finalize(note)
+		if err != nil {
+			o.PartialErr = err
+		} else {
+			o.Partial = res.String()
+		}
 	}
 	o.Exit = ExitIncomplete
 	if out.Kind == agent.ModelFailed && errors.Is(out.Err, llm.ErrUnreachable) {

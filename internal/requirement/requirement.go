@@ -6,11 +6,13 @@ package requirement
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"creator/internal/schemaerr"
 )
 
 // Record is one requirement (README, "The record"). output/requirements.json is an
@@ -60,12 +62,6 @@ var resolved = func() *jsonschema.Resolved {
 	return r
 }()
 
-var (
-	reLocation = regexp.MustCompile(`validating (/[^:\s]*):`)
-	reMissing  = regexp.MustCompile(`missing properties: \[(.*)\]`)
-	reExtra    = regexp.MustCompile(`unexpected additional properties \[(.*)\]`)
-)
-
 // Validate checks one record, given as JSON, against the schema. The error
 // names the field and the problem.
 func Validate(data []byte) error {
@@ -74,7 +70,7 @@ func Validate(data []byte) error {
 		return fmt.Errorf("not valid JSON: %v", err)
 	}
 	if err := resolved.Validate(v); err != nil {
-		return explain(err)
+		return errors.New(schemaerr.Explain(err, schemaerr.Record))
 	}
 	return nil
 }
@@ -113,31 +109,8 @@ func ValidateList(data []byte) error {
 	return nil
 }
 
-// explain turns a schema error into "field citations[0].quote: …".
-func explain(err error) error {
-	msg := err.Error()
-	field := ""
-	if m := reLocation.FindAllStringSubmatch(msg, -1); len(m) > 0 {
-		field = strings.NewReplacer("/properties/", ".", "/items", "[]").Replace(m[len(m)-1][1])
-		field = strings.TrimPrefix(field, ".")
-	}
-	detail := msg
-	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		detail = msg[i+2:]
-	}
-	switch {
-	case reMissing.MatchString(msg):
-		detail = "missing " + reMissing.FindStringSubmatch(msg)[1]
-	case reExtra.MatchString(msg):
-		detail = "unknown fields " + reExtra.FindStringSubmatch(msg)[1]
-	}
-	if field == "" {
-		return fmt.Errorf("%s", detail)
-	}
-	return fmt.Errorf("field %s: %s", field, detail)
-}
-
-// Marshal renders a record as indented JSON with a final newline.
+// Marshal renders a record, a list of them or another file of the job
+// (the chunk manifest) as indented JSON with a final newline.
 func Marshal(v any) ([]byte, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

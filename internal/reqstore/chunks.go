@@ -1,0 +1,175 @@
+package reqstore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"creator/internal/document"
+	"creator/internal/requirement"
+)
+
+var errNoChunks = errors.New("there are no chunks yet: split the document with chunk_document first")
+
+// chunks gives access to the chunk files of the job, each read once.
+type chunks struct {
+	files  FS
+	man    document.Manifest
+	bodies map[string]string
+}
+
+func loadChunks(files FS) (*chunks, error) {
+	data, err := files.ReadInternal(document.ManifestFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errNoChunks
+	}
+	if err != nil {
+		return nil, err
+	}
+	man, err := document.ParseManifest(data)
+	if err != nil {
+		return nil, err
+	}
+	return &chunks{files: files, man: man, bodies: map[string]string{}}, nil
+}
+
+func (c *chunks) body(id string) (document.ManifestChunk, string, error) {
+	mc, ok := c.man.Find(id)
+	if !ok {
+		return mc, "", c.unknown(id)
+	}
+	if b, ok := c.bodies[id]; ok {
+		return mc, b, nil
+	}
+	data, err := c.files.ReadInternal(mc.File)
+	if err != nil {
+		return mc, "", fmt.Errorf("cannot read %s: %v", mc.File, err)
+	}
+	b := document.ChunkBody(string(data))
+	c.bodies[id] = b
+	return mc, b, nil
+}
+
+func (c *chunks) unknown(id string) error {
+	if len(c.man.Chunks) == 0 {
+		return fmt.Errorf("chunk %q does not exist: there are no chunks", id)
+	}
+	return fmt.Errorf("chunk %q does not exist; the chunks are %s to %s", id, c.man.Chunks[0].ID, c.man.Chunks[len(c.man.Chunks)-1].ID)
+}
+
+// check verifies a citation: the chunk exists and belongs to the document,
+// and the quote is in it. It returns the citation as stored (the chunk id
+// and document name in their canonical form, the quote as it stands in the
+// source with whitespace collapsed, and its page), the quote's offset in
+// the chunk, and what was read how or corrected.
+func (c *chunks) check(cit requirement.Citation) (requirement.Citation, int, []Correction, error) {
+	var corrections []Correction
+	id, corr, err := c.resolve(cit.Chunk)
+	if err != nil {
+		return cit, 0, nil, err
+	}
+	if corr != nil {
+		corrections = append(corrections, *corr)
+	}
+	cit.Chunk = id
+	mc, body, err := c.body(cit.Chunk)
+	if err != nil {
+		return cit, 0, nil, err
+	}
+	doc, corr, err := documentOf(cit.Document, mc)
+	if err != nil {
+		return cit, 0, nil, err
+	}
+	if corr != nil {
+		corrections = append(corrections, *corr)
+	}
+	cit.Document = doc
+	start, end, ok := requirement.Find(body, cit.Quote)
+	if !ok {
+		return cit, 0, nil, c.notFound(cit, body)
+	}
+	page := requirement.PageAt(body, start, mc.FirstPage)
+	if cit.Page != 0 && cit.Page != page && page != 0 {
+		corrections = append(corrections, Correction{Kind: Page, Chunk: cit.Chunk, Given: strconv.Itoa(cit.Page), Stored: strconv.Itoa(page)})
+	}
+	cit.Page = page
+	cit.Quote = requirement.Clean(body[start:end])
+	return cit, start, corrections, nil
+}
+
+// notFound says where a quote that is not in its chunk is instead: in
+// another chunk of the document, or nowhere.
+func (c *chunks) notFound(cit requirement.Citation, body string) error {
+	for _, other := range c.man.Chunks {
+		if other.ID == cit.Chunk || other.Document != cit.Document {
+			continue
+		}
+		if _, ob, err := c.body(other.ID); err == nil {
+			if _, _, found := requirement.Find(ob, cit.Quote); found {
+				return fmt.Errorf("the quote is in %s, not in %s; cite that chunk", other.ID, cit.Chunk)
+			}
+		}
+	}
+	return quoteNotFound(cit, body)
+}
+
+var chunkNumberRE = regexp.MustCompile(`^(?:chunk[ _-]?)?0*(\d+)$`)
+
+// resolve finds the chunk an id names: the id itself, or the same chunk
+// written as a file name or path ("chunk_003.md", "chunks/chunk_003.md"),
+// in another case, or by its number ("3", "chunk 3").
+func (c *chunks) resolve(id string) (string, *Correction, error) {
+	if _, ok := c.man.Find(id); ok {
+		return id, nil, nil
+	}
+	s := strings.ToLower(strings.TrimSpace(id))
+	s = strings.TrimPrefix(s, "./")
+	s = strings.TrimPrefix(s, "chunks/")
+	s = strings.TrimSuffix(s, ".md")
+	if m := chunkNumberRE.FindStringSubmatch(s); m != nil {
+		for _, mc := range c.man.Chunks {
+			if n := chunkNumberRE.FindStringSubmatch(mc.ID); n != nil && strings.TrimLeft(n[1], "0") == strings.TrimLeft(m[1], "0") {
+				return mc.ID, &Correction{Kind: ChunkName, Chunk: mc.ID, Given: id, Stored: mc.ID}, nil
+			}
+		}
+	}
+	return "", nil, c.unknown(id)
+}
+
+// documentOf checks the document a citation names against the chunk's:
+// the same name, given as a path in input/, in another case, as the text
+// extracted from it, or left out, all name it.
+func documentOf(given string, mc document.ManifestChunk) (string, *Correction, error) {
+	if given == mc.Document {
+		return given, nil, nil
+	}
+	if given == "" {
+		return mc.Document, nil, nil
+	}
+	name := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(given), "./"), "input/")
+	switch {
+	case name == mc.Document, strings.EqualFold(name, mc.Document):
+		return mc.Document, &Correction{Kind: DocumentName, Chunk: mc.ID, Given: given, Stored: mc.Document}, nil
+	case mc.Source != "" && (name == path.Base(mc.Source) || strings.TrimPrefix(given, "./") == mc.Source):
+		return mc.Document, &Correction{Kind: DocumentSource, Chunk: mc.ID, Given: given, Stored: mc.Document}, nil
+	}
+	return "", nil, fmt.Errorf("%s is part of %s, not %s", mc.ID, mc.Document, given)
+}
+
+// quoteNotFound says why a quote is not in its chunk and what to do: cite
+// the parts of a quote shortened with an ellipsis separately; copy the
+// passage that resembles the quote; or, when none does (a translation, a
+// paraphrase), copy a sentence of the chunk as it stands.
+func quoteNotFound(cit requirement.Citation, body string) error {
+	if requirement.Ellipsis(cit.Quote) {
+		return fmt.Errorf("the quote leaves words out with an ellipsis, and a quote must be verbatim: cite each part as a separate citation (several citations of %s are fine), or copy the whole passage without leaving anything out", cit.Chunk)
+	}
+	if passage, ok := requirement.Closest(body, cit.Quote); ok {
+		return fmt.Errorf("the quote was not found in %s. The closest passage there is: «%s». Copy the text exactly from the chunk", cit.Chunk, passage)
+	}
+	return fmt.Errorf("the quote was not found in %s, and no passage of %s resembles it. Copy a sentence from the chunk word for word, in the document's own language: do not translate, paraphrase or combine sentences", cit.Chunk, cit.Chunk)
+}

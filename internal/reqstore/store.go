@@ -1,0 +1,304 @@
+// Package reqstore is the store of a job's requirements: it checks a
+// requirement's citations against the chunks, gives it the next id, keeps
+// it in requirements/req_NNN/final.json unless it repeats one saved before,
+// and builds the output files from the saved requirements.
+package reqstore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"creator/internal/humanize"
+	"creator/internal/requirement"
+	"creator/workspace"
+)
+
+// FS is the file access the store needs. Paths are relative to the job
+// folder.
+type FS interface {
+	// Names lists a folder, sorted.
+	Names(dir string) ([]string, error)
+	// ReadInternal reads a file.
+	ReadInternal(rel string) ([]byte, error)
+	// WriteFile creates or replaces a file, creating its folders.
+	WriteFile(rel string, data []byte) (workspace.WriteResult, error)
+}
+
+// Store is the store of one job's requirements. It is safe for concurrent
+// use.
+type Store struct {
+	files FS
+	mu    sync.Mutex
+	// index of the saved requirements, for finding duplicates and the next
+	// id without reading every final.json on every save; rebuilt when the
+	// folders in requirements/ are not the ones it knows.
+	index   map[string]Ref // dedup key → requirement
+	folders []string
+	maxN    int
+}
+
+// Open returns the store of the requirements kept in files.
+func Open(files FS) *Store {
+	return &Store{files: files}
+}
+
+// Ref names a saved requirement.
+type Ref struct {
+	ID   string // REQ-001
+	File string // requirements/req_001/final.json
+}
+
+// Saved is the outcome of Save.
+type Saved struct {
+	// Ref is the requirement saved or, for a duplicate, the one it repeats.
+	Ref
+	// Duplicate is set when nothing was written because the requirement
+	// repeats Ref.
+	Duplicate bool
+	// Record is the requirement as stored (as checked, for a duplicate).
+	Record requirement.Record
+	// Corrections say which citation fields were stored otherwise than
+	// given, in the order of the citations.
+	Corrections []Correction
+}
+
+// CorrectionKind is what a Correction changed.
+type CorrectionKind int
+
+const (
+	// ChunkName: a chunk named by its file or path, in another case, or by
+	// its number.
+	ChunkName CorrectionKind = iota
+	// DocumentName: a document named by its path in input/ or in another
+	// case.
+	DocumentName
+	// DocumentSource: a document named by the text extracted from it.
+	DocumentSource
+	// Page: the page of a quote, corrected to the page the quote is on.
+	Page
+)
+
+// A Correction is a citation field stored otherwise than it was given.
+type Correction struct {
+	Kind   CorrectionKind
+	Chunk  string // the citation's chunk, as stored
+	Given  string // the value given: "3", "input/GoBD.pdf"; a page in decimal
+	Stored string // the value stored: "chunk_003", "GoBD.pdf"; a page in decimal
+}
+
+// Save checks a requirement and keeps it under the next id, unless it
+// repeats one saved before. The draft's id is ignored; its texts are put
+// on one line, its frameworks deduplicated, and each citation is checked
+// against its chunk: the chunk and document are stored in their canonical
+// form, the quote as it stands in the source, and the page the quote is on.
+func (s *Store) Save(draft requirement.Record) (Saved, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, err := tidy(draft)
+	if err != nil {
+		return Saved{}, err
+	}
+	corrections, err := s.checkCitations(&rec)
+	if err != nil {
+		return Saved{}, err
+	}
+	if err := s.refreshIndex(); err != nil {
+		return Saved{}, err
+	}
+	key := dedupKey(rec)
+	if ref, ok := s.index[key]; ok {
+		return Saved{Ref: ref, Duplicate: true, Record: rec}, nil
+	}
+	n := s.maxN + 1
+	rec.ID = fmt.Sprintf("REQ-%03d", n)
+	dir := fmt.Sprintf("req_%03d", n)
+	ref := Ref{ID: rec.ID, File: fileOf(dir)}
+	data, err := requirement.Marshal(rec)
+	if err != nil {
+		return Saved{}, err
+	}
+	if err := requirement.Validate(data); err != nil {
+		return Saved{}, err
+	}
+	if _, err := s.files.WriteFile(ref.File, data); err != nil {
+		return Saved{}, err
+	}
+	s.index[key] = ref
+	if !slices.Contains(s.folders, dir) {
+		s.folders = append(s.folders, dir)
+	}
+	s.maxN = n
+	return Saved{Ref: ref, Record: rec, Corrections: corrections}, nil
+}
+
+// tidy puts a draft's texts on one line, deduplicates its frameworks and
+// checks the fields the schema cannot explain well.
+func tidy(draft requirement.Record) (requirement.Record, error) {
+	rec := requirement.Record{
+		Title: humanize.OneLine(draft.Title), Text: humanize.OneLine(draft.Text), Type: draft.Type, Category: draft.Category,
+		Priority: draft.Priority, Confidence: draft.Confidence, Rationale: humanize.OneLine(draft.Rationale), Frameworks: []string{},
+		Citations: draft.Citations,
+	}
+	var problems []string
+	switch {
+	case rec.Title == "":
+		problems = append(problems, "title is empty")
+	case utf8.RuneCountInString(rec.Title) > 80:
+		problems = append(problems, fmt.Sprintf("title is %d characters long; keep it to 80", utf8.RuneCountInString(rec.Title)))
+	}
+	if rec.Text == "" {
+		problems = append(problems, "text is empty")
+	}
+	if rec.Rationale == "" {
+		problems = append(problems, "rationale is empty")
+	}
+	if rec.Confidence < 0 || rec.Confidence > 1 {
+		problems = append(problems, "confidence must be between 0 and 1")
+	}
+	if len(rec.Citations) == 0 {
+		problems = append(problems, "citations are empty; cite at least one quote")
+	}
+	seen := map[string]bool{}
+	for _, f := range draft.Frameworks {
+		if f = humanize.OneLine(f); f != "" && !seen[f] {
+			seen[f] = true
+			rec.Frameworks = append(rec.Frameworks, f)
+		}
+	}
+	if len(problems) > 0 {
+		return rec, errors.New(strings.Join(problems, "; "))
+	}
+	return rec, nil
+}
+
+// checkCitations checks the citations of rec against the chunks and
+// replaces them with their stored form.
+func (s *Store) checkCitations(rec *requirement.Record) ([]Correction, error) {
+	ch, err := loadChunks(s.files)
+	if err != nil {
+		return nil, err
+	}
+	given := rec.Citations
+	rec.Citations = nil
+	var corrections []Correction
+	for i, c := range given {
+		cit, _, cc, err := ch.check(requirement.Citation{Document: humanize.OneLine(c.Document), Chunk: humanize.OneLine(c.Chunk), Page: c.Page, Quote: c.Quote})
+		if err != nil {
+			if len(given) > 1 {
+				return nil, fmt.Errorf("citation %d: %v", i+1, err)
+			}
+			return nil, err
+		}
+		corrections = append(corrections, cc...)
+		rec.Citations = append(rec.Citations, cit)
+	}
+	return corrections, nil
+}
+
+// FindDuplicate returns the saved requirement that rec repeats: the same
+// text citing the same quotes. rec's citations must be in their stored
+// form, as Save leaves them.
+func (s *Store) FindDuplicate(rec requirement.Record) (Ref, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.refreshIndex(); err != nil {
+		return Ref{}, false, err
+	}
+	ref, ok := s.index[dedupKey(rec)]
+	return ref, ok, nil
+}
+
+// dedupKey identifies a requirement by its text and its quotes.
+func dedupKey(r requirement.Record) string {
+	parts := []string{requirement.Normalize(r.Text).Text}
+	for _, c := range r.Citations {
+		parts = append(parts, c.Chunk, requirement.Normalize(c.Quote).Text)
+	}
+	return strings.Join(parts, "\x00")
+}
+
+func fileOf(dir string) string { return "requirements/" + dir + "/final.json" }
+
+// Entry is one saved requirement file.
+type Entry struct {
+	Folder string // req_001
+	File   string // requirements/req_001/final.json
+	Record requirement.Record
+	Raw    []byte // the file's content
+	Err    error  // the file cannot be read or is not JSON
+}
+
+// List reads every requirements/req_*/final.json, in folder order. A
+// folder without final.json, where a requirement is being drafted, is
+// left out.
+func (s *Store) List() ([]Entry, error) {
+	names, err := s.files.Names("requirements")
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, name := range names {
+		if !strings.HasPrefix(name, "req_") {
+			continue
+		}
+		e := Entry{Folder: name, File: fileOf(name)}
+		e.Raw, e.Err = s.files.ReadInternal(e.File)
+		if errors.Is(e.Err, fs.ErrNotExist) {
+			continue
+		}
+		if e.Err == nil {
+			e.Err = json.Unmarshal(e.Raw, &e.Record)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// refreshIndex rebuilds the index of saved requirements when the folders
+// of requirements/ changed behind it.
+func (s *Store) refreshIndex() error {
+	names, err := s.files.Names("requirements")
+	if err != nil {
+		return err
+	}
+	if s.index != nil && len(names) == len(s.folders) {
+		return nil
+	}
+	saved, err := s.List()
+	if err != nil {
+		return err
+	}
+	s.index, s.folders, s.maxN = map[string]Ref{}, names, 0
+	// The next id is one more than the highest req_NNN folder, even one
+	// without final.json (the agent may be drafting in it), so an id is
+	// never given twice. An empty folder is left by a save cut off between
+	// making the folder and writing final.json: its id is still free, and
+	// taking it keeps the ids of a resumed job those of an uninterrupted one.
+	for _, name := range names {
+		v, err := strconv.Atoi(strings.TrimPrefix(name, "req_"))
+		if err != nil || !strings.HasPrefix(name, "req_") {
+			continue
+		}
+		if inside, err := s.files.Names("requirements/" + name); err == nil && len(inside) == 0 {
+			continue
+		}
+		s.maxN = max(s.maxN, v)
+	}
+	for _, e := range saved {
+		if e.Err != nil {
+			continue
+		}
+		if v, err := strconv.Atoi(strings.TrimPrefix(e.Record.ID, "REQ-")); err == nil {
+			s.maxN = max(s.maxN, v)
+		}
+		s.index[dedupKey(e.Record)] = Ref{ID: e.Record.ID, File: e.File}
+	}
+	return nil
+}

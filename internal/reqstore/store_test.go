@@ -1,0 +1,247 @@
+package reqstore
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"creator/internal/document"
+	"creator/internal/requirement"
+	"creator/workspace"
+)
+
+// The chunks of policy.pdf, whose text was extracted to input/policy.txt.
+var testChunks = []struct {
+	first, last int
+	text        string
+}{
+	{1, 1, "1. Retention\n\nInvoices must be kept for ten years.\nBusiness letters shall be kept for six years.\n"},
+	{2, 3, "2. Deletion\n\nRecords must not be deleted before the end of their retention period, even if the business rela-\ntionship has ended.\n--- page 3 ---\n3. Review\n\nThe archive should be checked every quarter.\n"},
+}
+
+// newJob is a job whose document is chunked; withChunks false leaves it
+// without chunks.
+func newJob(t *testing.T, withChunks bool) *workspace.Job {
+	t.Helper()
+	base := t.TempDir()
+	doc := filepath.Join(base, "policy.pdf")
+	os.WriteFile(doc, []byte("%PDF-1.4\n"), 0o644)
+	job, err := workspace.Create(filepath.Join(base, "ws"), workspace.CreateOptions{ID: "r", Inputs: []string{doc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { job.Close() })
+	if !withChunks {
+		return job
+	}
+	var man document.Manifest
+	for i, c := range testChunks {
+		id := "chunk_00" + string(rune('1'+i))
+		mc := document.ManifestChunk{ID: id, File: "chunks/" + id + ".md", Document: "policy.pdf", Source: "input/policy.txt", FirstPage: c.first, LastPage: c.last}
+		if _, err := job.WriteFile(mc.File, []byte(document.ChunkFile(mc, c.text))); err != nil {
+			t.Fatal(err)
+		}
+		man.Chunks = append(man.Chunks, mc)
+	}
+	data, _ := requirement.Marshal(man)
+	if err := job.WriteInternal(document.ManifestFile, data); err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
+func draft(text string, cits ...requirement.Citation) requirement.Record {
+	return requirement.Record{Title: "Keep invoices", Text: text, Type: "obligation", Category: "compliance", Priority: "high",
+		Frameworks: []string{"GoBD"}, Citations: cits, Confidence: 0.9, Rationale: "'must' sets a duty"}
+}
+
+func cite(chunk, quote string) requirement.Citation {
+	return requirement.Citation{Document: "policy.pdf", Chunk: chunk, Quote: quote}
+}
+
+func folders(t *testing.T, job *workspace.Job) []string {
+	t.Helper()
+	names, err := job.Names("requirements")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+func TestSave(t *testing.T) {
+	job := newJob(t, true)
+	s := Open(job)
+	d := draft("The company must keep\ninvoices for ten years.", requirement.Citation{Chunk: "chunk_001", Quote: "Invoices must be kept for ten  years."})
+	d.Title, d.Rationale, d.Frameworks, d.ID = " Keep\ninvoices ", "'must'\nsets a duty", []string{"GoBD", " GoBD ", "", "GDPR"}, "REQ-042"
+	saved, err := s.Save(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := requirement.Record{ID: "REQ-001", Title: "Keep invoices", Text: "The company must keep invoices for ten years.", Type: "obligation",
+		Category: "compliance", Priority: "high", Frameworks: []string{"GoBD", "GDPR"}, Confidence: 0.9, Rationale: "'must' sets a duty",
+		Citations: []requirement.Citation{{Document: "policy.pdf", Chunk: "chunk_001", Page: 1, Quote: "Invoices must be kept for ten years."}}}
+	if saved.Duplicate || saved.Ref != (Ref{ID: "REQ-001", File: "requirements/req_001/final.json"}) || !reflect.DeepEqual(saved.Record, want) || len(saved.Corrections) != 0 {
+		t.Fatalf("Save = %+v", saved)
+	}
+	data, _ := job.ReadInternal(saved.File)
+	if stored, _ := requirement.Marshal(want); string(data) != string(stored) || requirement.Validate(data) != nil {
+		t.Fatalf("final.json = %s", data)
+	}
+
+	// The same requirement again, with a page: its id, nothing written.
+	again, err := s.Save(draft("The company must keep invoices for ten years.", requirement.Citation{Chunk: "chunk_001", Page: 1, Quote: "Invoices must be kept for ten years."}))
+	if err != nil || !again.Duplicate || again.Ref != saved.Ref {
+		t.Fatalf("duplicate Save = %+v, %v", again, err)
+	}
+	if ref, ok, err := s.FindDuplicate(saved.Record); err != nil || !ok || ref != saved.Ref {
+		t.Fatalf("FindDuplicate = %v %v %v", ref, ok, err)
+	}
+	if _, ok, _ := s.FindDuplicate(draft("Another text.", saved.Record.Citations...)); ok {
+		t.Fatal("FindDuplicate found a requirement with another text")
+	}
+	if got := folders(t, job); !reflect.DeepEqual(got, []string{"req_001"}) {
+		t.Fatalf("folders = %v", got)
+	}
+}
+
+// TestSaveCorrections saves citations in the forms models write them:
+// each is stored in its canonical form and the correction reported.
+func TestSaveCorrections(t *testing.T) {
+	s := Open(newJob(t, true))
+	divided := "Records must not be deleted before the end of their retention period, even if the business relationship has ended."
+	saved, err := s.Save(draft("Records must not be deleted early.",
+		requirement.Citation{Document: "input/policy.pdf", Chunk: " 2 ", Page: 1, Quote: divided},
+		requirement.Citation{Document: "input/policy.txt", Chunk: "chunks/Chunk_002.md", Quote: "The archive should be checked every quarter."}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCits := []requirement.Citation{
+		{Document: "policy.pdf", Chunk: "chunk_002", Page: 2, Quote: "Records must not be deleted before the end of their retention period, even if the business rela- tionship has ended."},
+		{Document: "policy.pdf", Chunk: "chunk_002", Page: 3, Quote: "The archive should be checked every quarter."},
+	}
+	wantCorr := []Correction{
+		{Kind: ChunkName, Chunk: "chunk_002", Given: "2", Stored: "chunk_002"},
+		{Kind: DocumentName, Chunk: "chunk_002", Given: "input/policy.pdf", Stored: "policy.pdf"},
+		{Kind: Page, Chunk: "chunk_002", Given: "1", Stored: "2"},
+		{Kind: ChunkName, Chunk: "chunk_002", Given: "chunks/Chunk_002.md", Stored: "chunk_002"},
+		{Kind: DocumentSource, Chunk: "chunk_002", Given: "input/policy.txt", Stored: "policy.pdf"},
+	}
+	if !reflect.DeepEqual(saved.Record.Citations, wantCits) {
+		t.Errorf("citations = %+v", saved.Record.Citations)
+	}
+	if !reflect.DeepEqual(saved.Corrections, wantCorr) {
+		t.Errorf("corrections = %+v", saved.Corrections)
+	}
+}
+
+func TestSaveRefuses(t *testing.T) {
+	job := newJob(t, true)
+	s := Open(job)
+	invoices := cite("chunk_001", "Invoices must be kept for ten years.")
+	long := draft("x", invoices)
+	long.Title = strings.Repeat("t", 81)
+	empty := draft("", invoices)
+	empty.Title, empty.Rationale, empty.Confidence = "\n", " ", -0.1
+	cases := []struct {
+		name  string
+		draft requirement.Record
+		want  string
+	}{
+		{"quote not in chunk", draft("x", cite("chunk_001", "Invoices must be kept for twelve years.")), "the quote was not found in chunk_001. The closest passage there is: «Invoices must be kept for ten years.». Copy the text exactly from the chunk"},
+		{"quote in another chunk", draft("x", cite("chunk_001", "The archive should be checked every quarter.")), "the quote is in chunk_002, not in chunk_001; cite that chunk"},
+		{"chunk does not exist", draft("x", cite("chunk_999", "x")), `chunk "chunk_999" does not exist; the chunks are chunk_001 to chunk_002`},
+		{"wrong document", draft("x", requirement.Citation{Document: "other.pdf", Chunk: "chunk_001", Quote: "x"}), "chunk_001 is part of policy.pdf, not other.pdf"},
+		{"quote with an ellipsis", draft("x", cite("chunk_001", "Invoices must be kept … years.")), "the quote leaves words out with an ellipsis, and a quote must be verbatim: cite each part as a separate citation (several citations of chunk_001 are fine)"},
+		{"translated quote", draft("x", cite("chunk_001", "Rechnungen sind zehn Jahre lang aufzubewahren.")), "the quote was not found in chunk_001, and no passage of chunk_001 resembles it. Copy a sentence from the chunk word for word, in the document's own language"},
+		{"second citation", draft("x", invoices, cite("chunk_002", "Nothing like it.")), "citation 2: the quote was not found in chunk_002"},
+		{"no citations", draft("x"), "citations are empty; cite at least one quote"},
+		{"long title", long, "title is 81 characters long; keep it to 80"},
+		{"empty fields", empty, "title is empty; text is empty; rationale is empty; confidence must be between 0 and 1"},
+	}
+	for _, c := range cases {
+		if _, err := s.Save(c.draft); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+	}
+	if got := folders(t, job); len(got) != 0 {
+		t.Errorf("folders after refused saves: %v", got)
+	}
+	if _, err := Open(newJob(t, false)).Save(draft("x", invoices)); err == nil || err.Error() != "there are no chunks yet: split the document with chunk_document first" {
+		t.Errorf("without chunks: %v", err)
+	}
+}
+
+// A save cut off between making its folder and writing final.json leaves an
+// empty folder: its id is given to the next requirement, so a resumed job
+// numbers its requirements as an uninterrupted one would. A folder the
+// agent drafts in keeps its id.
+func TestIDsAfterACutOffSave(t *testing.T) {
+	job := newJob(t, true)
+	s := Open(job)
+	os.MkdirAll(filepath.Join(job.Dir, "requirements", "req_001"), 0o755) // left by a kill
+	os.MkdirAll(filepath.Join(job.Dir, "requirements", "req_002"), 0o755)
+	os.WriteFile(filepath.Join(job.Dir, "requirements", "req_002", "draft.md"), []byte("draft"), 0o644)
+	saved, err := s.Save(draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years.")))
+	if err != nil || saved.ID != "REQ-003" || saved.File != "requirements/req_003/final.json" {
+		// req_001 is empty but lower than the drafting folder: ids go on after the highest used one.
+		t.Fatalf("first save: %+v %v", saved, err)
+	}
+	os.MkdirAll(filepath.Join(job.Dir, "requirements", "req_004"), 0o755) // cut off again
+	saved, err = s.Save(draft("The company must keep letters.", cite("chunk_001", "Business letters shall be kept for six years.")))
+	if err != nil || saved.ID != "REQ-004" {
+		t.Fatalf("save after an empty folder: %+v %v", saved, err)
+	}
+}
+
+// The index of saved requirements follows folders added and removed
+// behind the store's back.
+func TestIndexFollowsTheFolders(t *testing.T) {
+	job := newJob(t, true)
+	s := Open(job)
+	first, err := s.Save(draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years.")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(job.Dir, "requirements", "req_001"))
+	again, err := s.Save(first.Record)
+	if err != nil || again.Duplicate || again.ID != "REQ-001" {
+		t.Fatalf("save after removal: %+v %v", again, err)
+	}
+	// A requirement written by hand under a higher id.
+	other := again.Record
+	other.ID, other.Text = "REQ-005", "The company must keep letters."
+	other.Citations = []requirement.Citation{{Document: "policy.pdf", Chunk: "chunk_001", Page: 1, Quote: "Business letters shall be kept for six years."}}
+	data, _ := requirement.Marshal(other)
+	job.WriteFile("requirements/req_005/final.json", data)
+	if ref, ok, err := s.FindDuplicate(other); err != nil || !ok || ref != (Ref{ID: "REQ-005", File: "requirements/req_005/final.json"}) {
+		t.Fatalf("FindDuplicate of the hand-written one = %v %v %v", ref, ok, err)
+	}
+	next, err := s.Save(draft("Records must not be deleted.", cite("chunk_002", "Records must not be deleted")))
+	if err != nil || next.ID != "REQ-006" {
+		t.Fatalf("save after a hand-written one: %+v %v", next, err)
+	}
+}
+
+func TestList(t *testing.T) {
+	job := newJob(t, true)
+	s := Open(job)
+	saved, err := s.Save(draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years.")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.WriteFile("requirements/req_002/draft.md", []byte("drafting"))
+	job.WriteFile("requirements/req_003/final.json", []byte("{not json"))
+	job.WriteFile("requirements/notes.md", []byte("not a requirement"))
+	entries, err := s.List()
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("List = %+v, %v", entries, err)
+	}
+	if e := entries[0]; e.Folder != "req_001" || e.File != saved.File || e.Err != nil || !reflect.DeepEqual(e.Record, saved.Record) {
+		t.Errorf("entry 1 = %+v", e)
+	}
+	if e := entries[1]; e.Folder != "req_003" || e.File != "requirements/req_003/final.json" || e.Err == nil || string(e.Raw) != "{not json" {
+		t.Errorf("entry 2 = %+v", e)
+	}
+}
