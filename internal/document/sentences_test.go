@@ -6,6 +6,7 @@ import (
 )
 
 func TestSentences(t *testing.T) {
+	t.Parallel()
 	text := "Records must be kept, z. B. in the archive. The archive\n--- page 4 ---\n" +
 		"should be checked (see §§ 238 ff. HGB; Section 5.2.8.). Keys SHALL be rotated:\n" +
 		"• Key A MUST be kept.\n• Key B MAY be dropped.\nAm 1. Oktober 2019 gilt das. " +
@@ -63,6 +64,7 @@ func TestSentences(t *testing.T) {
 }
 
 func TestListMarkerLen(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]int{
 		"• Item": len("• "), "a) Item": 3, "(iv) Item": 5, "3.1 Item": 4, "1. Item": 3,
 		"o Second level": 2, "41 Die Belege": 3, "o lower": 0, "Plain text": 0, "2019 was": 0,
