@@ -31,6 +31,7 @@ func clock() func() time.Time {
 }
 
 func TestPlanLifecycle(t *testing.T) {
+	t.Parallel()
 	j, _ := newJob(t)
 	p := New(j, clock())
 
@@ -84,6 +85,7 @@ func TestPlanLifecycle(t *testing.T) {
 }
 
 func TestPlanSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	j, root := newJob(t)
 	p := New(j, clock())
 	p.Write([]string{"a", "b", "c"})
@@ -109,6 +111,7 @@ func TestPlanSurvivesRestart(t *testing.T) {
 }
 
 func TestAddTask(t *testing.T) {
+	t.Parallel()
 	j, _ := newJob(t)
 	p := New(j, clock())
 	p.Write([]string{"a", "b"})
@@ -135,6 +138,7 @@ func TestAddTask(t *testing.T) {
 }
 
 func TestReplaceKeepsFinishedWork(t *testing.T) {
+	t.Parallel()
 	j, _ := newJob(t)
 	p := New(j, clock())
 	p.Write([]string{"extract", "chunk", "review"})
@@ -151,6 +155,7 @@ func TestReplaceKeepsFinishedWork(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	j, _ := newJob(t)
 	p := New(j, clock())
 	cases := []struct {
@@ -180,6 +185,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestCorruptPlanIsReportedAndReplaceable(t *testing.T) {
+	t.Parallel()
 	j, _ := newJob(t)
 	os.WriteFile(filepath.Join(j.Dir, "plan.json"), []byte("{not json"), 0o644)
 	p := New(j, clock())
@@ -195,6 +201,7 @@ func TestCorruptPlanIsReportedAndReplaceable(t *testing.T) {
 }
 
 func TestEventsAndCompleteness(t *testing.T) {
+	t.Parallel()
 	j, _ := newJob(t)
 	p := New(j, clock())
 	var kinds []string

@@ -48,6 +48,7 @@ func symlink(t testing.TB, j *Job, target, name string) {
 }
 
 func TestCreateLaysOutTheJob(t *testing.T) {
+	t.Parallel()
 	j := newJob(t)
 	for _, f := range []string{"instructions.md", ".agent/job.json", "input/policy.txt"} {
 		if _, err := os.Stat(filepath.Join(j.Dir, f)); err != nil {
@@ -78,6 +79,7 @@ func TestCreateLaysOutTheJob(t *testing.T) {
 }
 
 func TestCreateRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	doc := filepath.Join(root, "a.txt")
 	os.WriteFile(doc, []byte("xyz"), 0o644)
@@ -122,6 +124,7 @@ func TestCreateRefusesBadInput(t *testing.T) {
 }
 
 func TestCreateRefusesExistingID(t *testing.T) {
+	t.Parallel()
 	j := newJob(t)
 	root := filepath.Dir(j.Dir)
 	_, err := Create(root, CreateOptions{ID: "t1", Inputs: []string{filepath.Join(j.Dir, "input", "policy.txt")}})
@@ -131,6 +134,7 @@ func TestCreateRefusesExistingID(t *testing.T) {
 }
 
 func TestOpenAndList(t *testing.T) {
+	t.Parallel()
 	j := newJob(t)
 	root := filepath.Dir(j.Dir)
 	if _, err := Open(root, "nope"); !errors.Is(err, ErrNoJob) {
@@ -159,6 +163,7 @@ func TestOpenAndList(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	j := newJob(t)
 	out := outside(t, j)
 	os.MkdirAll(filepath.Join(j.Dir, "notes", "deep"), 0o755)
@@ -240,6 +245,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestLockRemovesCrashLeftovers(t *testing.T) {
+	t.Parallel()
 	j := newJob(t)
 	// A crash between writing a temporary file and renaming it leaves the
 	// temporary file; taking the lock cleans it up.
@@ -289,6 +295,7 @@ func holdLock(spec string) {
 }
 
 func TestSecondProcessIsRefused(t *testing.T) {
+	t.Parallel()
 	j := newJob(t)
 	root := filepath.Dir(j.Dir)
 	exe, _ := os.Executable()
@@ -331,6 +338,7 @@ func TestSecondProcessIsRefused(t *testing.T) {
 }
 
 func TestUpdateInfo(t *testing.T) {
+	t.Parallel()
 	j := newJob(t)
 	info, err := j.UpdateInfo(func(i *Info) { i.Status = StatusRunning; i.Usage.Steps = 3 })
 	if err != nil {
@@ -343,6 +351,7 @@ func TestUpdateInfo(t *testing.T) {
 }
 
 func TestResolveRoot(t *testing.T) {
+	t.Parallel()
 	env := func(vars map[string]string, container, writable bool) Environment {
 		return Environment{
 			Getenv:      func(k string) string { return vars[k] },
@@ -377,6 +386,7 @@ func (r *recorder) FileChanged(rel string) { r.events = append(r.events, "change
 func (r *recorder) FileRemoved(rel string) { r.events = append(r.events, "removed "+rel) }
 
 func TestWatcherHearsEveryChange(t *testing.T) {
+	t.Parallel()
 	j := newJob(t)
 	r := &recorder{}
 	j.Watch(r)

@@ -27,14 +27,24 @@ const tempMarker = ".creator-tmp-"
 // IsTemp reports whether a file name is one of this package's temporary files.
 func IsTemp(name string) bool { return strings.Contains(name, tempMarker) }
 
-// beforeRename, when set by a test, runs after the temporary file is complete
-// and before it replaces the target. Returning an error simulates a crash at
-// the most delicate moment.
-var beforeRename func(tmpName string) error
+// Writer replaces files atomically. The zero value is ready to use; WriteIn
+// and Write use it.
+type Writer struct {
+	// BeforeRename, if set, runs after the temporary file is complete and
+	// before it replaces the target (tmpName is relative to the root). An
+	// error it returns ends the write there, as a crash at the most
+	// delicate moment would.
+	BeforeRename func(tmpName string) error
+}
 
 // WriteIn writes the content of r to name (slash-separated, relative to root),
 // creating parent folders. It returns the number of bytes written.
 func WriteIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
+	return Writer{}.WriteIn(root, name, r, perm)
+}
+
+// WriteIn is the package's WriteIn, with w's hook.
+func (w Writer) WriteIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
 	dir := path.Dir(name)
 	if dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
@@ -52,8 +62,8 @@ func WriteIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, 
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil && beforeRename != nil {
-		err = beforeRename(tmp)
+	if err == nil && w.BeforeRename != nil {
+		err = w.BeforeRename(tmp)
 	}
 	if err == nil {
 		err = root.Rename(tmp, name)
@@ -72,6 +82,11 @@ func WriteIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, 
 // directly — replacing one by renaming a file over it would put a regular
 // file where the machine expects a device.
 func Write(filePath string, data []byte, perm fs.FileMode) error {
+	return Writer{}.Write(filePath, data, perm)
+}
+
+// Write is the package's Write, with w's hook.
+func (w Writer) Write(filePath string, data []byte, perm fs.FileMode) error {
 	target, err := resolve(filePath)
 	if err != nil {
 		return err
@@ -91,7 +106,7 @@ func Write(filePath string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	defer root.Close()
-	_, err = WriteIn(root, filepath.Base(target), bytes.NewReader(data), perm)
+	_, err = w.WriteIn(root, filepath.Base(target), bytes.NewReader(data), perm)
 	return err
 }
 

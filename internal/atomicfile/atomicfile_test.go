@@ -14,6 +14,7 @@ import (
 )
 
 func TestWriteCreatesAndReplaces(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "a", "b", "file.txt")
 	root, err := os.OpenRoot(dir)
@@ -39,6 +40,7 @@ func TestWriteCreatesAndReplaces(t *testing.T) {
 // A crash after the temporary file is written but before the rename must
 // leave the old file untouched.
 func TestCrashBeforeRenameKeepsOldFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "plan.json")
 	if err := Write(target, []byte("old content"), 0o644); err != nil {
@@ -46,15 +48,14 @@ func TestCrashBeforeRenameKeepsOldFile(t *testing.T) {
 	}
 	crash := errors.New("simulated crash")
 	var sawTemp bool
-	beforeRename = func(tmp string) error {
+	w := Writer{BeforeRename: func(tmp string) error {
 		// The complete new content exists only under the temporary name.
 		data, err := os.ReadFile(filepath.Join(dir, tmp))
 		sawTemp = err == nil && string(data) == "new content"
 		return crash
-	}
-	defer func() { beforeRename = nil }()
+	}}
 
-	if err := Write(target, []byte("new content"), 0o644); !errors.Is(err, crash) {
+	if err := w.Write(target, []byte("new content"), 0o644); !errors.Is(err, crash) {
 		t.Fatalf("Write error = %v, want the simulated crash", err)
 	}
 	if !sawTemp {
@@ -93,6 +94,7 @@ func runWriter(target string) {
 }
 
 func TestKilledWriterLeavesWholeFile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
@@ -139,6 +141,7 @@ func assertNoTemps(t *testing.T, dir string) {
 // replaced: a FIFO stays a FIFO, a link stays a link and its target gets
 // the data, and /dev/null stays the device it is.
 func TestWriteIntoSpecialFilesAndLinks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {

@@ -3,7 +3,6 @@ package document
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -309,65 +308,14 @@ func (c *chunker) paragraphs(start, end int) []span {
 	return append(out, span{pstart, end})
 }
 
-// sentences splits a paragraph after sentence-ending punctuation followed
-// by a space and a capital, digit or quote, not after common abbreviations.
+// sentences splits a paragraph into its sentences. A page marker starts
+// a sentence, so that a piece starts on its page.
 func (c *chunker) sentences(p span) []span {
 	var out []span
-	t := c.text[p.start:p.end]
-	from := 0
-	for i := 0; i < len(t); i++ {
-		ch := t[i]
-		if ch != '.' && ch != '!' && ch != '?' && ch != ';' {
-			continue
-		}
-		j := i + 1
-		for j < len(t) && (t[j] == ')' || t[j] == '"' || t[j] == '\'') {
-			j++
-		}
-		k := j
-		for k < len(t) && (t[k] == ' ' || t[k] == '\n' || t[k] == '\t') {
-			k++
-		}
-		if k == j || k >= len(t) {
-			continue
-		}
-		next, _ := utf8.DecodeRuneInString(t[k:])
-		if !(unicode.IsUpper(next) || unicode.IsDigit(next) || strings.ContainsRune("\"'„“(§•-", next)) || ch == ';' && !unicode.IsUpper(next) {
-			continue
-		}
-		if ch == '.' && abbreviation(t[:i]) {
-			continue
-		}
-		out = append(out, span{p.start + from, p.start + k})
-		from = k
+	for _, s := range Sentences(c.text[p.start:p.end], SentenceOptions{PageBreakEnds: true}) {
+		out = append(out, span{p.start + s.Start, p.start + s.End})
 	}
-	return append(out, span{p.start + from, p.end})
-}
-
-var abbreviations = map[string]bool{
-	"z": true, "b": true, "d": true, "h": true, "u": true, "a": true, "v": true, "vgl": true, "bzw": true, "ca": true,
-	"nr": true, "abs": true, "art": true, "s": true, "rz": true, "tz": true, "ggf": true, "evtl": true, "usw": true,
-	"etc": true, "e": true, "g": true, "i": true, "dr": true, "mr": true, "ms": true, "no": true, "vol": true,
-	"fig": true, "sec": true, "cf": true, "vs": true, "st": true, "inkl": true, "bspw": true, "sog": true, "gem": true,
-}
-
-// abbreviation reports whether the text before a period ends with an
-// abbreviation, an initial or a number (as in "3." or "1. Oktober").
-func abbreviation(before string) bool {
-	i := len(before)
-	for i > 0 {
-		r, size := utf8.DecodeLastRuneInString(before[:i])
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			break
-		}
-		i -= size
-	}
-	word := before[i:]
-	if word == "" {
-		return false
-	}
-	r, _ := utf8.DecodeRuneInString(word)
-	return unicode.IsDigit(r) || utf8.RuneCountInString(word) == 1 || abbreviations[strings.ToLower(word)]
+	return out
 }
 
 func (c *chunker) tokens(start, end int) int { return c.count.Count(c.text[start:end]) }

@@ -88,6 +88,7 @@ func partOfRunning(k string, running map[string]bool) bool {
 // TestPDFWordF1 compares the extracted text of each corpus PDF with the text
 // pdftotext gets from it. Goal: word-level F1 ≥ 0.98 for each.
 func TestPDFWordF1(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"GoBD", "NIST.SP.800-63b", "NIST.SP.800-53r3", "shared-mime-info-spec"} {
 		t.Run(name, func(t *testing.T) {
 			path := corpusFile(t, name+".pdf")
@@ -156,6 +157,7 @@ func foundShare(t *testing.T, text string, quotes []string) float64 {
 // 800-63B are found verbatim, whitespace-normalised, in the extracted text
 // (pdftotext's text: 81.7%).
 func TestNIST63bSentences(t *testing.T) {
+	t.Parallel()
 	doc, err := Extract(corpusFile(t, "NIST.SP.800-63b.pdf"), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +170,7 @@ func TestNIST63bSentences(t *testing.T) {
 // TestRFC9000Quotes: at least 99% of the 532 normative quotes of RFC 9000
 // are found verbatim, whitespace-normalised, in its extracted text.
 func TestRFC9000Quotes(t *testing.T) {
+	t.Parallel()
 	doc, err := Extract(corpusFile(t, "rfc9000.txt"), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -178,6 +181,7 @@ func TestRFC9000Quotes(t *testing.T) {
 }
 
 func TestChunkCorpus(t *testing.T) {
+	t.Parallel()
 	counter := tokens.Default()
 	cases := []struct {
 		doc   string

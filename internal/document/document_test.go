@@ -52,6 +52,7 @@ func mustLack(t *testing.T, text string, bad ...string) {
 }
 
 func TestPDFRunningLinesPageMarksAndHyphenation(t *testing.T) {
+	t.Parallel()
 	var blocks []pdfwrite.Block
 	for i := 1; i <= 24; i++ {
 		blocks = append(blocks, pdfwrite.Block{Text: fmt.Sprintf("Clause %d: the operator must keep all booking records of category %d in the archive. ", i, i) +
@@ -75,6 +76,7 @@ func TestPDFRunningLinesPageMarksAndHyphenation(t *testing.T) {
 }
 
 func TestPDFTwoColumnsReadColumnByColumn(t *testing.T) {
+	t.Parallel()
 	var blocks []pdfwrite.Block
 	var want []string
 	for i := range 24 {
@@ -100,6 +102,7 @@ func TestPDFTwoColumnsReadColumnByColumn(t *testing.T) {
 }
 
 func TestPDFRotatedTextAndSuperscripts(t *testing.T) {
+	t.Parallel()
 	doc := &pdfwrite.Document{Pages: []pdfwrite.Page{{Texts: []pdfwrite.Text{
 		{X: 72, Y: 700, Size: 12, S: "Records must be kept for ten years."},
 		{X: 262, Y: 704, Size: 7, S: "12"}, // footnote mark after "years."
@@ -115,6 +118,7 @@ func TestPDFRotatedTextAndSuperscripts(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	sample := (&pdfwrite.Document{Pages: []pdfwrite.Page{{Texts: []pdfwrite.Text{{X: 72, Y: 700, Size: 12, S: "Hello"}}}}}).Bytes()
 	var docxNoBody bytes.Buffer
 	zw := zip.NewWriter(&docxNoBody)
@@ -159,6 +163,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestTextEncodings(t *testing.T) {
+	t.Parallel()
 	want := "Die Belege müssen aufbewahrt werden – Größe ≥ 5 €."
 	utf16le := []byte{0xFF, 0xFE}
 	utf16be := []byte{0xFE, 0xFF}
@@ -207,6 +212,7 @@ func rfcPages(formFeeds bool) string {
 }
 
 func TestRFCPageFurniture(t *testing.T) {
+	t.Parallel()
 	for _, ff := range []bool{true, false} {
 		doc := extract(t, "rfc9999.txt", []byte(rfcPages(ff)))
 		text := doc.Text()
@@ -219,6 +225,7 @@ func TestRFCPageFurniture(t *testing.T) {
 }
 
 func TestHTML(t *testing.T) {
+	t.Parallel()
 	html := `<!DOCTYPE html><html><head><title>T</title><style>p{color:red}</style><script>var x = "MUST NOT show";</script></head>
 <body><h1>Retention <em>policy</em></h1><p>Records <b>must</b> be kept
 for ten years.</p><ul><li>First item</li><li>Second item</li></ul>
@@ -232,6 +239,7 @@ for ten years.</p><ul><li>First item</li><li>Second item</li></ul>
 }
 
 func TestDOCX(t *testing.T) {
+	t.Parallel()
 	body := `<?xml version="1.0" encoding="UTF-8"?>
 <w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>
 <w:p><w:pPr><w:pStyle w:val="berschrift1"/></w:pPr><w:r><w:t>Aufbewahrung</w:t></w:r></w:p>
@@ -250,6 +258,7 @@ func TestDOCX(t *testing.T) {
 }
 
 func TestSamplePDFMatchesItsSource(t *testing.T) {
+	t.Parallel()
 	doc, err := Extract("../../testdata/sample/retention-policy.pdf", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -266,6 +275,7 @@ func TestSamplePDFMatchesItsSource(t *testing.T) {
 }
 
 func TestChunkSmallTexts(t *testing.T) {
+	t.Parallel()
 	counter := tokens.Default()
 	if got := ChunkText("", 100, counter); len(got) != 0 {
 		t.Errorf("empty text gave %d chunks", len(got))
@@ -291,6 +301,7 @@ func TestChunkSmallTexts(t *testing.T) {
 }
 
 func TestChunkNeverCutsASentence(t *testing.T) {
+	t.Parallel()
 	counter := tokens.Default()
 	var b strings.Builder
 	b.WriteString("1. Scope\n\n")
@@ -309,6 +320,7 @@ func TestChunkNeverCutsASentence(t *testing.T) {
 }
 
 func TestPageOfChunks(t *testing.T) {
+	t.Parallel()
 	intro := strings.Repeat("An introduction that is long enough to fill half a chunk. ", 3)
 	text := PageMarker(1) + "\n" + intro + "\n" + PageMarker(2) + "\n1. Scope\n\nBody on page two.\n" + PageMarker(3) + "\nMore.\n"
 	got := ChunkText(text, 60, tokens.Default())
@@ -320,6 +332,7 @@ func TestPageOfChunks(t *testing.T) {
 // The project's hostile corpus: each document is refused with its error or
 // read normally; a page tree that lists itself yields its page once.
 func TestHostileCorpus(t *testing.T) {
+	t.Parallel()
 	for _, f := range badfiles.Files() {
 		t.Run(f.Name, func(t *testing.T) {
 			doc, err := Extract(write(t, f.Name, f.Data), Options{})

@@ -45,97 +45,107 @@ func extractDOCX(data []byte) (*Document, error) {
 	return &Document{Pages: []Page{{Number: 1, Lines: trimBlank(removeSoftHyphens(lines))}}}, nil
 }
 
+// docxLines reads the lines of word/document.xml.
 func docxLines(r io.Reader) ([]string, error) {
 	dec := xml.NewDecoder(r)
-	var (
-		lines   []string
-		para    strings.Builder
-		style   string
-		list    bool
-		inText  bool
-		cells   []string
-		inTable int
-		inCell  bool
-	)
-	endPara := func() {
-		text := strings.TrimRightFunc(para.String(), unicode.IsSpace)
-		para.Reset()
-		if inCell {
-			if text != "" {
-				cells[len(cells)-1] = strings.TrimSpace(cells[len(cells)-1] + " " + text)
-			}
-			return
-		}
-		if strings.TrimSpace(text) == "" {
-			return
-		}
-		switch lvl := headingOf(style); {
-		case lvl > 0:
-			lines = append(lines, "", strings.Repeat("#", lvl)+" "+text, "")
-		case list:
-			lines = append(lines, "- "+text)
-		default:
-			lines = append(lines, text, "")
-		}
-	}
+	var d docxReader
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
-			break
+			return d.lines, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			switch t.Name.Local {
-			case "p":
-				para.Reset()
-				style, list = "", false
-			case "pStyle":
-				style = attr(t, "val")
-			case "numPr":
-				list = true
-			case "t", "instrText":
-				inText = t.Name.Local == "t"
-			case "tab":
-				para.WriteByte('\t')
-			case "br", "cr":
-				if attr(t, "type") != "page" {
-					para.WriteByte('\n')
-				}
-			case "tbl":
-				inTable++
-			case "tr":
-				cells = nil
-			case "tc":
-				inCell = true
-				cells = append(cells, "")
-			}
+			d.start(t)
 		case xml.EndElement:
-			switch t.Name.Local {
-			case "p":
-				endPara()
-			case "t", "instrText":
-				inText = false
-			case "tc":
-				inCell = false
-			case "tr":
-				if row := strings.Join(cells, " | "); strings.TrimSpace(strings.ReplaceAll(row, "|", "")) != "" {
-					lines = append(lines, row)
-				}
-				cells = nil
-			case "tbl":
-				inTable--
-				lines = append(lines, "")
-			}
+			d.end(t.Name.Local)
 		case xml.CharData:
-			if inText {
-				para.Write(t)
+			if d.inText {
+				d.para.Write(t)
 			}
 		}
 	}
-	return lines, nil
+}
+
+// docxReader turns the elements of word/document.xml into lines.
+type docxReader struct {
+	lines  []string
+	para   strings.Builder // text of the current paragraph
+	style  string          // its style
+	list   bool            // it is a list item
+	inText bool            // inside a text run, not a field code
+	cells  []string        // cells of the current table row
+	inCell bool
+}
+
+func (d *docxReader) start(t xml.StartElement) {
+	switch t.Name.Local {
+	case "p":
+		d.para.Reset()
+		d.style, d.list = "", false
+	case "pStyle":
+		d.style = attr(t, "val")
+	case "numPr":
+		d.list = true
+	case "t", "instrText":
+		d.inText = t.Name.Local == "t"
+	case "tab":
+		d.para.WriteByte('\t')
+	case "br", "cr":
+		if attr(t, "type") != "page" {
+			d.para.WriteByte('\n')
+		}
+	case "tr":
+		d.cells = nil
+	case "tc":
+		d.inCell = true
+		d.cells = append(d.cells, "")
+	}
+}
+
+func (d *docxReader) end(name string) {
+	switch name {
+	case "p":
+		d.endPara()
+	case "t", "instrText":
+		d.inText = false
+	case "tc":
+		d.inCell = false
+	case "tr":
+		if row := strings.Join(d.cells, " | "); strings.TrimSpace(strings.ReplaceAll(row, "|", "")) != "" {
+			d.lines = append(d.lines, row)
+		}
+		d.cells = nil
+	case "tbl":
+		d.lines = append(d.lines, "")
+	}
+}
+
+// endPara adds a paragraph to its table cell, or as lines: a heading, a
+// list item or a paragraph.
+func (d *docxReader) endPara() {
+	text := strings.TrimRightFunc(d.para.String(), unicode.IsSpace)
+	d.para.Reset()
+	if d.inCell {
+		if text != "" {
+			d.cells[len(d.cells)-1] = strings.TrimSpace(d.cells[len(d.cells)-1] + " " + text)
+		}
+		return
+	}
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	switch lvl := headingOf(d.style); {
+	case lvl > 0:
+		d.lines = append(d.lines, "", strings.Repeat("#", lvl)+" "+text, "")
+	case d.list:
+		d.lines = append(d.lines, "- "+text)
+	default:
+		d.lines = append(d.lines, text, "")
+	}
 }
 
 func attr(t xml.StartElement, name string) string {

@@ -16,6 +16,7 @@ func req(quotes ...string) requirement.Record {
 }
 
 func TestEvaluate(t *testing.T) {
+	t.Parallel()
 	gold := []Gold{
 		{Quote: "A QUIC endpoint MUST NOT reuse a stream ID within a connection.", Level: "MUST"},
 		{Quote: "Endpoints MUST be able to deliver stream data to an application as an ordered byte stream.", Level: "MUST"},

@@ -127,6 +127,7 @@ func (n *node) walk(f func(*node)) {
 }
 
 func TestReqIFStructure(t *testing.T) {
+	t.Parallel()
 	src := sample()
 	data, err := ReqIFBytes(src)
 	if err != nil {
@@ -288,6 +289,7 @@ func TestReqIFStructure(t *testing.T) {
 }
 
 func TestReqIFRoundTrip(t *testing.T) {
+	t.Parallel()
 	data, err := ReqIFBytes(sample())
 	if err != nil {
 		t.Fatal(err)
@@ -316,6 +318,7 @@ func TestReqIFRoundTrip(t *testing.T) {
 }
 
 func TestOtherFormats(t *testing.T) {
+	t.Parallel()
 	src := sample()
 	md := string(Markdown(src))
 	for _, want := range []string{
@@ -357,6 +360,7 @@ func TestOtherFormats(t *testing.T) {
 }
 
 func TestSectionOfAQuote(t *testing.T) {
+	t.Parallel()
 	src := sample()
 	at := func(chunk, quote string) string {
 		return strings.Join(src.SectionsOf(requirement.Record{Citations: []requirement.Citation{{Chunk: chunk, Quote: quote}}}), " > ")

@@ -92,7 +92,6 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // one 6 KB chunk on write (goal: median ≤ 5 ms).
 func BenchmarkSearchNIST80053(b *testing.B) {
 	dir, text := benchFolder(b)
-	persisterNap = defaultPersisterNap
 	start := time.Now()
 	x, err := Open(dir, os.DirFS(dir))
 	if err != nil {

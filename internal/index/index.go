@@ -74,13 +74,27 @@ type Index struct {
 	stats SyncStats
 }
 
+// Options tune how an index is kept on disk. The zero value suits a job.
+type Options struct {
+	// PersistAtOnce writes each batch to disk at once, without the nap in
+	// which small batches are gathered (see defaultPersisterNap), so that
+	// closing does not wait for it: for an index closed soon after it is
+	// written, as in tests.
+	PersistAtOnce bool
+}
+
 // Open opens the index of the job folder jobDir (reading the files through
 // fsys, the folder itself), rebuilding it when it is missing, damaged or of
 // another version, and brings it up to date with the files.
 func Open(jobDir string, fsys fs.FS) (*Index, error) {
+	return OpenWith(jobDir, fsys, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(jobDir string, fsys fs.FS, opts Options) (*Index, error) {
 	x := &Index{fsys: fsys, dir: filepath.Join(jobDir, filepath.FromSlash(Dir)), files: map[string]fileRecord{}, dirty: map[string]bool{}}
 	reason := ""
-	bi, err := openExisting(x.dir)
+	bi, err := openExisting(x.dir, opts)
 	switch {
 	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist) || errors.Is(err, fs.ErrNotExist):
 		reason = "no index yet"
@@ -88,7 +102,7 @@ func Open(jobDir string, fsys fs.FS) (*Index, error) {
 		reason = "the index could not be opened: " + err.Error()
 	}
 	if reason != "" {
-		if bi, err = create(x.dir); err != nil {
+		if bi, err = create(x.dir, opts); err != nil {
 			return nil, fmt.Errorf("cannot create the search index: %w", err)
 		}
 	}
@@ -103,7 +117,7 @@ func Open(jobDir string, fsys fs.FS) (*Index, error) {
 	if err != nil && reason == "" {
 		// Damage that shows only when reading: start again once.
 		bi.Close()
-		if bi, err = create(x.dir); err != nil {
+		if bi, err = create(x.dir, opts); err != nil {
 			return nil, fmt.Errorf("cannot create the search index: %w", err)
 		}
 		x.bi, x.mapping, x.files = bi, bi.Mapping(), map[string]fileRecord{}
@@ -119,14 +133,16 @@ func Open(jobDir string, fsys fs.FS) (*Index, error) {
 	return x, nil
 }
 
-// persisterNap is how long scorch waits to gather small batches before it
-// writes them to disk: persisting every small batch at once competes with
-// the next write for the CPU. Closing waits for it; tests shorten it.
+// defaultPersisterNap is how long scorch waits to gather small batches
+// before it writes them to disk: persisting every small batch at once
+// competes with the next write for the CPU. Closing waits for it.
 const defaultPersisterNap = 500 // milliseconds
 
-var persisterNap = defaultPersisterNap
-
-func runtimeConfig() map[string]any {
+func runtimeConfig(opts Options) map[string]any {
+	persisterNap := defaultPersisterNap
+	if opts.PersistAtOnce {
+		persisterNap = 0
+	}
 	return map[string]any{
 		// A batch returns once it is searchable; it reaches the disk soon
 		// after. A crash in between loses only what Open indexes again.
@@ -140,7 +156,7 @@ func runtimeConfig() map[string]any {
 
 // openExisting opens the index at dir and checks its version. bleve can
 // panic on damaged files; that is an error here.
-func openExisting(dir string) (bi bleve.Index, err error) {
+func openExisting(dir string, opts Options) (bi bleve.Index, err error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, err
 	}
@@ -149,7 +165,7 @@ func openExisting(dir string) (bi bleve.Index, err error) {
 			bi, err = nil, fmt.Errorf("damaged index: %v", r)
 		}
 	}()
-	bi, err = bleve.OpenUsing(dir, runtimeConfig())
+	bi, err = bleve.OpenUsing(dir, runtimeConfig(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +178,7 @@ func openExisting(dir string) (bi bleve.Index, err error) {
 }
 
 // create makes a new, empty index at dir, replacing whatever is there.
-func create(dir string) (bleve.Index, error) {
+func create(dir string, opts Options) (bleve.Index, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
@@ -170,7 +186,7 @@ func create(dir string) (bleve.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	bi, err := bleve.NewUsing(dir, m, scorch.Name, scorch.Name, runtimeConfig())
+	bi, err := bleve.NewUsing(dir, m, scorch.Name, scorch.Name, runtimeConfig(opts))
 	if err != nil {
 		return nil, err
 	}

@@ -36,8 +36,8 @@ func write(t *testing.T, dir, rel, content string) {
 
 func open(t *testing.T, dir string) *Index {
 	t.Helper()
-	persisterNap = 0 // tests close often; the benchmarks keep the default
-	x, err := Open(dir, os.DirFS(dir))
+	// Tests close often; the benchmarks keep the default.
+	x, err := OpenWith(dir, os.DirFS(dir), Options{PersistAtOnce: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +59,7 @@ func paths(t *testing.T, x *Index, q string) []string {
 }
 
 func TestOpenIndexesTheFolderAndKeepsItAcrossOpens(t *testing.T) {
+	t.Parallel()
 	dir := folder(t)
 	x := open(t, dir)
 	if st := x.Stats(); !st.Rebuilt || st.Indexed != 2 || st.Files != 2 {
@@ -80,6 +81,7 @@ func TestOpenIndexesTheFolderAndKeepsItAcrossOpens(t *testing.T) {
 }
 
 func TestFilesChangedBehindTheIndexAreIndexedOnOpen(t *testing.T) {
+	t.Parallel()
 	dir := folder(t)
 	x := open(t, dir)
 	x.Close()
@@ -102,6 +104,7 @@ func TestFilesChangedBehindTheIndexAreIndexedOnOpen(t *testing.T) {
 }
 
 func TestMissingOrDamagedIndexIsRebuilt(t *testing.T) {
+	t.Parallel()
 	for name, damage := range map[string]func(dir string){
 		"deleted": func(dir string) { os.RemoveAll(filepath.Join(dir, ".agent", "index")) },
 		"garbage": func(dir string) {
@@ -120,6 +123,7 @@ func TestMissingOrDamagedIndexIsRebuilt(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := folder(t)
 			open(t, dir).Close()
 			damage(dir)
@@ -135,6 +139,7 @@ func TestMissingOrDamagedIndexIsRebuilt(t *testing.T) {
 }
 
 func TestAnotherVersionIsRebuilt(t *testing.T) {
+	t.Parallel()
 	dir := folder(t)
 	open(t, dir).Close()
 	// An index left by an older release.
@@ -159,6 +164,7 @@ func TestAnotherVersionIsRebuilt(t *testing.T) {
 }
 
 func TestChangesAndRemovals(t *testing.T) {
+	t.Parallel()
 	dir := folder(t)
 	x := open(t, dir)
 	write(t, dir, "notes/a/b.md", "nested note about keys\n")
@@ -183,10 +189,10 @@ func TestChangesAndRemovals(t *testing.T) {
 }
 
 func TestFailedUpdatesAreRetriedBeforeSearch(t *testing.T) {
+	t.Parallel()
 	dir := folder(t)
-	persisterNap = 0
 	fsys := &failingFS{FS: os.DirFS(dir), fail: map[string]bool{}}
-	x, err := Open(dir, fsys)
+	x, err := OpenWith(dir, fsys, Options{PersistAtOnce: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,6 +242,7 @@ func (f *failingFS) Open(name string) (fs.File, error) {
 }
 
 func TestPassagesAndHitLines(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := 1; i <= 60; i++ {
 		b.WriteString("filler line without the word\n")
@@ -265,6 +272,7 @@ func TestPassagesAndHitLines(t *testing.T) {
 }
 
 func TestSnippetOfALongLine(t *testing.T) {
+	t.Parallel()
 	line := strings.Repeat("ä", 300) + " target " + strings.Repeat("ö", 300)
 	i := strings.Index(line, "target")
 	s := snippet(line, [][2]int{{i, i + len("target")}})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
@@ -81,17 +82,46 @@ func (x *Index) analyze(a analysis.Analyzer, s string) analysis.TokenStream {
 
 var phraseRE = regexp.MustCompile(`"([^"]*)"`)
 
+// ranked searches words and phrases, the best passages first.
 func (x *Index) ranked(q Query) (Result, error) {
-	var phrases []string
-	for _, m := range phraseRE.FindAllStringSubmatch(q.Text, -1) {
+	phrases, words := splitQuery(q.Text)
+	want := x.queryTerms(append(phrases, words))
+	if len(want.en) == 0 {
+		return Result{}, fmt.Errorf("the query %q has no words to search for (punctuation alone is not searchable); use regex: true to look for symbols", q.Text)
+	}
+	root := rankedQuery(q, phrases, words)
+
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.bi == nil {
+		return Result{}, errors.New("the search index is closed")
+	}
+	x.refreshDirty()
+	req := bleve.NewSearchRequestOptions(root, q.Limit, 0, false)
+	req.SortBy([]string{"-_score", "_id"}) // ties in a stable order
+	res, err := x.bi.Search(req)
+	if err != nil {
+		return Result{}, fmt.Errorf("the search failed: %w", err)
+	}
+	return Result{Total: int(res.Total), Hits: x.hits(res.Hits, want)}, nil
+}
+
+// splitQuery separates the quoted phrases of a query from its loose words.
+func splitQuery(text string) (phrases []string, words string) {
+	for _, m := range phraseRE.FindAllStringSubmatch(text, -1) {
 		if strings.TrimSpace(m[1]) != "" {
 			phrases = append(phrases, m[1])
 		}
 	}
-	words := strings.TrimSpace(strings.ReplaceAll(phraseRE.ReplaceAllString(q.Text, " "), `"`, " "))
+	words = strings.TrimSpace(strings.ReplaceAll(phraseRE.ReplaceAllString(text, " "), `"`, " "))
+	return phrases, words
+}
 
+// queryTerms are the terms of the texts as each analyser makes them, to
+// find the best line of a hit.
+func (x *Index) queryTerms(texts []string) terms {
 	want := terms{en: map[string]bool{}, de: map[string]bool{}}
-	for _, s := range append(phrases, words) {
+	for _, s := range texts {
 		for _, tok := range x.analyze(x.en, s) {
 			want.en[string(tok.Term)] = true
 		}
@@ -99,10 +129,12 @@ func (x *Index) ranked(q Query) (Result, error) {
 			want.de[string(tok.Term)] = true
 		}
 	}
-	if len(want.en) == 0 {
-		return Result{}, fmt.Errorf("the query %q has no words to search for (punctuation alone is not searchable); use regex: true to look for symbols", q.Text)
-	}
+	return want
+}
 
+// rankedQuery is the bleve query of a search: every phrase must match,
+// the words in either language, within the file or folder asked for.
+func rankedQuery(q Query, phrases []string, words string) query.Query {
 	// Analysers are named: bleve would take the default one for a field
 	// that shares its source property with another.
 	var must []query.Query
@@ -133,37 +165,27 @@ func (x *Index) ranked(q Query) (Result, error) {
 		p.SetField(fieldPath)
 		must = append(must, p)
 	}
-	var root query.Query
 	if len(must) == 0 {
-		root = should
-	} else {
-		b := query.NewBooleanQuery(must, nil, nil)
-		if should != nil {
-			if len(phrases) == 0 {
-				// Words alone must match; the path only filters.
-				b = query.NewBooleanQuery(append(must, should), nil, nil)
-			} else {
-				b.AddShould(should)
-			}
+		return should
+	}
+	b := query.NewBooleanQuery(must, nil, nil)
+	if should != nil {
+		if len(phrases) == 0 {
+			// Words alone must match; the path only filters.
+			b = query.NewBooleanQuery(append(must, should), nil, nil)
+		} else {
+			b.AddShould(should)
 		}
-		root = b
 	}
+	return b
+}
 
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.bi == nil {
-		return Result{}, errors.New("the search index is closed")
-	}
-	x.refreshDirty()
-	req := bleve.NewSearchRequestOptions(root, q.Limit, 0, false)
-	req.SortBy([]string{"-_score", "_id"}) // ties in a stable order
-	res, err := x.bi.Search(req)
-	if err != nil {
-		return Result{}, fmt.Errorf("the search failed: %w", err)
-	}
-	out := Result{Total: int(res.Total)}
+// hits turns bleve's hits, passages of files, into hits on the best line
+// of each passage.
+func (x *Index) hits(found search.DocumentMatchCollection, want terms) []Hit {
+	var out []Hit
 	cache := map[string][]passage{}
-	for _, h := range res.Hits {
+	for _, h := range found {
 		rel, i, ok := parsePassageID(h.ID)
 		if !ok {
 			continue
@@ -179,9 +201,9 @@ func (x *Index) ranked(q Query) (Result, error) {
 		if i < len(ps) {
 			hit.Line, hit.Snippet = x.bestLine(ps[i], want)
 		}
-		out.Hits = append(out.Hits, hit)
+		out = append(out, hit)
 	}
-	return out, nil
+	return out
 }
 
 // bestLine finds the line of a passage with the most query terms and marks

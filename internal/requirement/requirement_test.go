@@ -12,6 +12,7 @@ func valid() Record {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	good, _ := Marshal(valid())
 	if err := Validate(good); err != nil {
 		t.Fatalf("valid record refused: %v", err)
@@ -49,6 +50,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
+	t.Parallel()
 	chunk := "--- page 3 ---\nDie Buchungsbelege sind zehn Jahre lang unver-\nänderbar aufzubewahren. Ein \ufb01xer Satz\n--- page 4 ---\nmit “Zitat” – und Strich.\nThe multi-factor authenticator SHALL be used.\n"
 	cases := []struct {
 		quote string
@@ -89,6 +91,7 @@ func TestFind(t *testing.T) {
 }
 
 func TestTypographicVariantsMatch(t *testing.T) {
+	t.Parallel()
 	chunk := "Incoming e-mails must be archived in their original form. The so-called ‘audit trail’ must not be altered.\u00a0Invoices\u2011copies are kept."
 	for _, quote := range []string{
 		"Incoming e–mails must be archived in their original form.",      // en dash
@@ -109,6 +112,7 @@ func TestTypographicVariantsMatch(t *testing.T) {
 }
 
 func TestClosestOffersOnlyAResemblingPassage(t *testing.T) {
+	t.Parallel()
 	german := "Die Buchungen sind zeitnah zu erfassen. Aufzeichnungen dürfen nicht in einer Weise verändert werden, dass der ursprüngliche Inhalt nicht mehr feststellbar ist. Das gilt auch für elektronische Unterlagen."
 	english := "Records must not be altered in a way that the original content can no longer be determined."
 	if got, ok := Closest(german, english); ok {

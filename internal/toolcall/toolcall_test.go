@@ -12,6 +12,7 @@ type call struct {
 }
 
 func TestFromText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		text string
@@ -446,6 +447,7 @@ func TestFromText(t *testing.T) {
 }
 
 func TestFromTextSpans(t *testing.T) {
+	t.Parallel()
 	text := "a <tool_call>{\"name\": \"x\", \"arguments\": {}}</tool_call> b [TOOL_CALLS][{\"name\": \"y\", \"arguments\": {}}, {\"name\": \"z\", \"arguments\": {}}]"
 	calls, _ := FromText(text)
 	if len(calls) != 3 {
@@ -463,6 +465,7 @@ func TestFromTextSpans(t *testing.T) {
 // more than that reading ends: it stays linear in the text, where a naive reading is
 // quadratic or cubic, which would make this test run for minutes.
 func TestFromTextDegenerate(t *testing.T) {
+	t.Parallel()
 	units := []struct{ name, unit string }{
 		{"unclosed objects", `{"a": `},
 		{"nested function objects", `{"function": `},
@@ -501,6 +504,7 @@ func checkSpans(t testing.TB, text string, calls []Found) {
 }
 
 func TestCanonical(t *testing.T) {
+	t.Parallel()
 	known := []string{"read_file", "write_file", "list_files", "search"}
 	tests := []struct {
 		name   string
@@ -535,6 +539,7 @@ func TestCanonical(t *testing.T) {
 }
 
 func TestArguments(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		raw      string
