@@ -209,8 +209,8 @@ func toolResults(msgs []llm.Message) (whole, cleared []llm.Message) {
 	return whole, cleared
 }
 
-// isPrefix compares messages as they travel: the tool name of a result is
-// not sent.
+// isPrefix compares messages as they travel: the tool name of a result and
+// the data of a message are not sent.
 func isPrefix(prev, cur []llm.Message) bool {
 	if len(prev) > len(cur) {
 		return false
@@ -218,6 +218,7 @@ func isPrefix(prev, cur []llm.Message) bool {
 	for i := range prev {
 		a, b := prev[i], cur[i]
 		a.ToolName, b.ToolName = "", ""
+		a.Data, b.Data = llm.MessageData{}, llm.MessageData{}
 		if !reflect.DeepEqual(a, b) {
 			return false
 		}
@@ -253,7 +254,7 @@ func TestOversizedResultIsSavedAndPointedTo(t *testing.T) {
 	}
 	a, cm := e.agent(t)
 	a.Limits.MaxSteps = 3
-	if _, err := a.Start(context.Background(), "go"); err != nil {
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	work := e.model.workRequests()
@@ -293,7 +294,7 @@ func TestClearingKeepsExactlyTheLastN(t *testing.T) {
 	const keep = 3
 	e := newEnv(t, compaction.Config{KeepToolResults: keep, ClearAt: 6000, SummarizeAt: 100000, ContextWindow: 200000}, readingJob(20))
 	a, cm := e.agent(t)
-	if _, err := a.Start(context.Background(), "go"); err != nil {
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	work := e.model.workRequests()
@@ -396,7 +397,7 @@ func TestClearingKeepsExactlyTheLastN(t *testing.T) {
 func TestNoClearingBelowTheTrigger(t *testing.T) {
 	e := newEnv(t, compaction.Config{KeepToolResults: 2, SummarizeAt: 100000, ContextWindow: 200000}, readingJob(6))
 	a, cm := e.agent(t)
-	if _, err := a.Start(context.Background(), "go"); err != nil {
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	work := e.model.workRequests()
@@ -442,7 +443,7 @@ func TestSummaryCarriesThePlanAndCurrentTask(t *testing.T) {
 		}
 	}
 	a, cm := e.agent(t)
-	if _, err := a.Start(context.Background(), "go"); err != nil {
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	work := e.model.workRequests()
@@ -505,7 +506,7 @@ func TestFailedSummaryFallsBackToTheBrief(t *testing.T) {
 		return fakellm.Reply{Status: 500, Body: `{"error":{"message":"summariser down"}}`}
 	}
 	a, cm := e.agent(t)
-	out, err := a.Start(context.Background(), "go")
+	out, err := a.Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,7 +554,7 @@ func TestOverflowSummarisesAndRetries(t *testing.T) {
 		return fakellm.Reply{}, false
 	}
 	a, cm := e.agent(t)
-	out, err := a.Start(context.Background(), "go")
+	out, err := a.Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -584,7 +585,7 @@ func TestResumeStartsFromTheSummary(t *testing.T) {
 	e := summaryEnv(t)
 	a, cm := e.agent(t)
 	a.Limits.MaxSteps = len(e.model.steps) - 2
-	if _, err := a.Start(context.Background(), "go"); err != nil {
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	if cm.Stats().Summaries == 0 || cm.Stats().Clearings == 0 {
@@ -609,7 +610,7 @@ func TestResumeStartsFromTheSummary(t *testing.T) {
 	e.model.mu.Unlock()
 	b, _ := e.agent(t)
 	b.Limits.MaxSteps = len(e.model.steps)
-	if _, err := b.Resume(context.Background(), e.transcript(t), "go"); err != nil {
+	if _, err := b.Resume(context.Background(), e.transcript(t), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	first := e.model.workRequests()[before].Messages
@@ -668,7 +669,7 @@ func TestOversizedArgumentsAreShortenedAfterTheCall(t *testing.T) {
 	}
 	e := newEnv(t, compaction.Config{SummarizeAt: 20000, ContextWindow: 32000}, steps)
 	a, cm := e.agent(t)
-	if _, err := a.Start(context.Background(), "go"); err != nil {
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	work := e.model.workRequests()

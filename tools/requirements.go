@@ -20,6 +20,7 @@ import (
 
 	"creator/internal/document"
 	"creator/internal/humanize"
+	"creator/internal/llm"
 	"creator/internal/output"
 	"creator/internal/requirement"
 	"creator/workspace"
@@ -50,7 +51,7 @@ func RequirementTools(job *workspace.Job) []Tool {
 	}}
 	return []Tool{
 		FuncWith("save_requirement", "Save one requirement. Each citation's quote must be copied exactly from the cited chunk (whitespace and words divided at line ends may differ); it is checked, and the page is taken from the chunk. Writes requirements/req_NNN/final.json and returns the id; saving the same requirement again returns its existing id.", opts, r.save),
-		Func("finalize_output", "Check every saved requirement again and build output/requirements.json (ordered by source position), output/summary.md and output/requirements.csv. Reports the problems instead if any requirement is invalid.", r.finalize),
+		FuncResult("finalize_output", "Check every saved requirement again and build output/requirements.json (ordered by source position), output/summary.md and output/requirements.csv. Reports the problems instead if any requirement is invalid.", r.finalize),
 	}
 }
 
@@ -415,9 +416,24 @@ type position struct {
 	chunk, offset int
 }
 
-func (r *reqTools) finalize(ctx context.Context, _ noArgs) (string, error) {
-	return r.build("")
+func (r *reqTools) finalize(ctx context.Context, _ noArgs) (llm.ToolResult, error) {
+	text, err := r.build("")
+	var refused *refusal
+	if errors.As(err, &refused) {
+		return llm.ToolResult{Data: FinalizeRefused{Broken: refused.broken}}, err
+	}
+	return llm.ToolResult{Text: text}, err
 }
+
+// refusal is build's error when requirements are invalid; broken are the
+// final.json files its message names.
+type refusal struct {
+	broken []string
+	err    error
+}
+
+func (e *refusal) Error() string { return e.err.Error() }
+func (e *refusal) Unwrap() error { return e.err }
 
 // withNote puts a note above a Markdown document.
 func withNote(note string, doc []byte) []byte {
@@ -452,28 +468,29 @@ func (r *reqTools) build(partial string) (string, error) {
 		return "", err
 	}
 	var problems, notes []string
+	var files []string // by problem: the final.json it names, or ""
 	var recs []requirement.Record
 	pos := map[string]position{}
 	keys := map[string]string{}
 	for _, s := range saved {
 		where := "requirements/" + s.dir + "/final.json"
 		if s.err != nil {
-			problems = append(problems, fmt.Sprintf("%s cannot be read: %v", where, s.err))
+			problems, files = append(problems, fmt.Sprintf("%s cannot be read: %v", where, s.err)), append(files, where)
 			continue
 		}
 		if err := requirement.Validate(s.raw); err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", where, err))
+			problems, files = append(problems, fmt.Sprintf("%s: %v", where, err)), append(files, where)
 			continue
 		}
 		if want := "REQ-" + strings.TrimPrefix(s.dir, "req_"); s.rec.ID != want {
-			problems = append(problems, fmt.Sprintf("%s has id %s; in this folder it must be %s", where, s.rec.ID, want))
+			problems, files = append(problems, fmt.Sprintf("%s has id %s; in this folder it must be %s", where, s.rec.ID, want)), append(files, where)
 			continue
 		}
 		bad := false
 		for i, c := range s.rec.Citations {
 			checked, off, _, err := ch.check(c)
 			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s citation %d: %v", s.rec.ID, i+1, err))
+				problems, files = append(problems, fmt.Sprintf("%s citation %d: %v", s.rec.ID, i+1, err)), append(files, "")
 				bad = true
 				continue
 			}
@@ -500,10 +517,11 @@ func (r *reqTools) build(partial string) (string, error) {
 		more := ""
 		if len(problems) > 20 {
 			more = fmt.Sprintf("\n… and %d more", len(problems)-20)
-			problems = problems[:20]
+			problems, files = problems[:20], files[:20]
 		}
-		return "", fmt.Errorf("the output was not written; fix these requirements (edit their final.json, or delete the folder and save the requirement again), then call finalize_output again:\n- %s%s",
-			strings.Join(problems, "\n- "), more)
+		return "", &refusal{broken: slices.DeleteFunc(files, func(f string) bool { return f == "" }),
+			err: fmt.Errorf("the output was not written; fix these requirements (edit their final.json, or delete the folder and save the requirement again), then call finalize_output again:\n- %s%s",
+				strings.Join(problems, "\n- "), more)}
 	}
 	sort.SliceStable(recs, func(i, j int) bool {
 		a, b := pos[recs[i].ID], pos[recs[j].ID]

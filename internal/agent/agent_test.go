@@ -87,7 +87,7 @@ func (e *env) transcript(t *testing.T) []transcript.Record {
 
 func TestSmallJobCompletes(t *testing.T) {
 	e := newEnv(t, fakellm.Script(fakellm.SmallJob(docName, quote)...))
-	out, err := e.agent(t).Start(context.Background(), "Job a. Input: input/policy.txt")
+	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "Job a. Input: input/policy.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestToolCallsRunInOrderAndErrorsGoBack(t *testing.T) {
 	))
 	a := e.agent(t)
 	a.Limits.MaxSteps = 1
-	out, err := a.Start(context.Background(), "go")
+	out, err := a.Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.StepLimit {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
@@ -152,7 +152,7 @@ func TestToolCallsRunInOrderAndErrorsGoBack(t *testing.T) {
 
 func TestTextOnlyAnswersGetRemindersThenStop(t *testing.T) {
 	e := newEnv(t, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "I think I am finished."} })
-	out, err := e.agent(t).Start(context.Background(), "go")
+	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.ModelGaveUp || !out.Kind.Resumable() {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
@@ -176,7 +176,7 @@ func TestReminderNamesOpenTasks(t *testing.T) {
 	})
 	a := e.agent(t)
 	a.Limits.MaxSteps = 2
-	a.Start(context.Background(), "go")
+	a.Start(context.Background(), llm.Message{Content: "go"})
 	recs := e.transcript(t)
 	var reminder string
 	for _, r := range recs {
@@ -192,7 +192,7 @@ func TestReminderNamesOpenTasks(t *testing.T) {
 func TestRepeatedToolFailureStops(t *testing.T) {
 	bad := fakellm.Call("", "read_file", `{"path":"../secret"}`)
 	e := newEnv(t, fakellm.Script([]llm.ToolCall{bad}, []llm.ToolCall{bad, fakellm.Call("", "read_plan", `{}`)}, []llm.ToolCall{bad, fakellm.Call("", "get_progress", `{}`)}, []llm.ToolCall{bad}))
-	out, err := e.agent(t).Start(context.Background(), "go")
+	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.ToolFailures || !strings.Contains(out.Reason, "read_file failed in 3 answers in a row") || !strings.Contains(out.Reason, "leaves the workspace") {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
@@ -229,7 +229,7 @@ func TestParallelFailuresCountOnceAnAnswer(t *testing.T) {
 	steps := append(fakellm.SmallJob(docName, quote)[:1], burst, burst[:3], fixed)
 	steps = append(steps, fakellm.SmallJob(docName, quote)[1:]...)
 	e := newEnv(t, fakellm.Script(steps...))
-	out, err := e.agent(t).Start(context.Background(), "go")
+	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.Completed {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
@@ -258,7 +258,7 @@ func TestToolThatKeepsFailingIsRefused(t *testing.T) {
 	e := newEnv(t, fakellm.Script(steps...))
 	a := e.agent(t)
 	a.Limits.MaxSteps = len(steps)
-	out, _ := a.Start(context.Background(), "go")
+	out, _ := a.Start(context.Background(), llm.Message{Content: "go"})
 	var refused bool
 	for _, r := range e.transcript(t) {
 		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool && strings.Contains(r.Message.Content, "read_file is disabled for the rest of this run") {
@@ -282,7 +282,7 @@ func TestLimits(t *testing.T) {
 		e := newEnv(t, loop)
 		a := e.agent(t)
 		a.Limits.MaxSteps = 4
-		out, _ := a.Start(context.Background(), "go")
+		out, _ := a.Start(context.Background(), llm.Message{Content: "go"})
 		if out.Kind != agent.StepLimit || out.Totals.Steps != 4 || len(e.srv.Requests()) != 4 {
 			t.Fatalf("outcome = %+v after %d requests", out, len(e.srv.Requests()))
 		}
@@ -291,7 +291,7 @@ func TestLimits(t *testing.T) {
 		e := newEnv(t, loop)
 		a := e.agent(t)
 		a.Limits.MaxTokens = 1
-		out, _ := a.Start(context.Background(), "go")
+		out, _ := a.Start(context.Background(), llm.Message{Content: "go"})
 		if out.Kind != agent.TokenLimit || out.Totals.Steps != 1 {
 			t.Fatalf("outcome = %+v", out)
 		}
@@ -302,7 +302,7 @@ func TestLimits(t *testing.T) {
 		// Every call costs 4 cents; the budget of 10 cents allows three.
 		a.Price = func(model string, u llm.Usage) float64 { return 0.04 }
 		a.Limits.MaxCost = 0.10
-		out, _ := a.Start(context.Background(), "go")
+		out, _ := a.Start(context.Background(), llm.Message{Content: "go"})
 		if out.Kind != agent.CostLimit || out.Totals.Steps != 3 || math.Abs(out.Totals.CostUSD-0.12) > 1e-9 || !strings.Contains(out.Reason, "$0.10") {
 			t.Fatalf("outcome = %+v", out)
 		}
@@ -315,7 +315,7 @@ func TestLimits(t *testing.T) {
 
 func TestModelFailureIsResumableStop(t *testing.T) {
 	e := newEnv(t, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 503, Body: "overloaded"} })
-	out, err := e.agent(t).Start(context.Background(), "go")
+	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.ModelFailed || !strings.Contains(out.Reason, "failed 5 times: HTTP 503") || len(e.srv.Requests()) != 5 {
 		t.Fatalf("outcome = %+v, %v after %d requests", out, err, len(e.srv.Requests()))
 	}
@@ -330,12 +330,12 @@ func TestInterruptAndResume(t *testing.T) {
 			cancel()
 		}
 	})
-	out, err := e.agent(t).Start(ctx, "go")
+	out, err := e.agent(t).Start(ctx, llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.Interrupted {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
 	recs := e.transcript(t)
-	resumed, err := e.agent(t).Resume(context.Background(), recs, "go")
+	resumed, err := e.agent(t).Resume(context.Background(), recs, llm.Message{Content: "go"})
 	if err != nil || resumed.Kind != agent.Completed {
 		t.Fatalf("resumed outcome = %+v, %v", resumed, err)
 	}
@@ -359,7 +359,7 @@ func TestResumeAnswersDanglingCalls(t *testing.T) {
 	w.Append(transcript.Record{Type: transcript.TypeMessage, Step: 1, Message: &llm.Message{Role: llm.RoleTool, ToolCallID: "s1_1", Content: "1\t# Instructions"}})
 	os.WriteFile(filepath.Join(e.job.Dir, ".agent", "transcript.jsonl"), append([]byte(e.file(".agent/transcript.jsonl")), `{"type":"message","step":1,"mess`...), 0o644)
 
-	out, err := e.agent(t).Resume(context.Background(), e.transcript(t), "go")
+	out, err := e.agent(t).Resume(context.Background(), e.transcript(t), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.Completed {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
@@ -380,7 +380,7 @@ func TestContextOverflowCallsHook(t *testing.T) {
 	h := &shortener{}
 	a.Hook = h
 	a.Limits.MaxSteps = 3
-	out, err := a.Start(context.Background(), "go")
+	out, err := a.Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
