@@ -9,11 +9,27 @@ import (
 	"creator/internal/humanize"
 	"creator/internal/llm"
 	"creator/internal/transcript"
+	"creator/planner"
 )
 
 // SummaryPrompt is the system prompt of a summary request. A summary
 // request carries no tools.
 const SummaryPrompt = `You compress the working memory of an agent that extracts citation-backed requirements from documents inside a job folder. Summarise the conversation you are given for the agent itself, so that it can continue without it: the decisions taken, what was found, what is done, what is still open, and whatever the next steps need (file names, chunk ids, requirement ids, problems met and how they were solved). Do not copy file contents or quotes: the workspace holds them. Write at most 400 words of plain sentences and short lists.`
+
+// Kinds of the messages compaction writes (llm.MessageData.Kind).
+const (
+	// KindSummary is the message that replaces the summarised turns; its
+	// value is SummaryData.
+	KindSummary = "summary"
+	// KindTurns is the message of a summary request; its value is the
+	// turns it renders, as []llm.Message without their data.
+	KindTurns = "turns"
+)
+
+// SummaryData is the data of a summary message: the plan its brief shows.
+type SummaryData struct {
+	Plan []planner.Task `json:"plan,omitempty"`
+}
 
 // summaryIntro opens the message that replaces the summarised turns.
 const summaryIntro = "Summary of the earlier conversation, written to keep the prompt short. The files in the workspace hold every result; the brief below is read from them."
@@ -38,8 +54,11 @@ func (m *Manager) summarize(ctx context.Context, conv *agent.Conversation, befor
 	} else {
 		b.WriteString(strings.TrimSpace(text) + "\n\n")
 	}
-	b.WriteString(m.brief())
-	next := []llm.Message{msgs[0], {Role: llm.RoleUser, Content: b.String()}}
+	brief := m.brief()
+	b.WriteString(brief.Text)
+	summary := llm.Message{Role: llm.RoleUser, Content: b.String(),
+		Data: llm.MessageData{Kind: KindSummary, Value: llm.ValueOf(SummaryData{Plan: brief.Plan})}}
+	next := []llm.Message{msgs[0], summary}
 	next = append(next, msgs[cut:]...)
 	if err := llm.Validate(next); err != nil {
 		return fmt.Errorf("summarising would break the conversation: %w", err)
@@ -77,7 +96,9 @@ func (m *Manager) cutPoint(msgs []llm.Message) int {
 // summaryText asks the model for a summary, once more if the first attempt
 // fails.
 func (m *Manager) summaryText(ctx context.Context, old []llm.Message) (string, error) {
-	req := llm.Request{System: SummaryPrompt, Messages: []llm.Message{{Role: llm.RoleUser, Content: m.render(old)}}}
+	text, turns := m.render(old)
+	req := llm.Request{System: SummaryPrompt, Messages: []llm.Message{{Role: llm.RoleUser, Content: text,
+		Data: llm.MessageData{Kind: KindTurns, Value: llm.ValueOf(turns)}}}}
 	var err error
 	for range 2 {
 		var resp llm.Response
@@ -96,8 +117,9 @@ func (m *Manager) summaryText(ctx context.Context, old []llm.Message) (string, e
 }
 
 // render writes the turns to summarise as plain text, results cut short,
-// within half the context window.
-func (m *Manager) render(old []llm.Message) string {
+// within half the context window; turns are the messages it renders,
+// without their data.
+func (m *Manager) render(old []llm.Message) (string, []llm.Message) {
 	var parts []string
 	for _, msg := range old {
 		var b strings.Builder
@@ -128,5 +150,10 @@ func (m *Manager) render(old []llm.Message) string {
 	if start > 0 {
 		head = fmt.Sprintf("The conversation so far (its first %d turns are left out for length):\n\n", start)
 	}
-	return head + strings.Join(parts[start:], "\n") + "\n\nWrite the summary now."
+	turns := make([]llm.Message, 0, len(old)-start)
+	for _, msg := range old[start:] {
+		msg.Data = llm.MessageData{}
+		turns = append(turns, msg)
+	}
+	return head + strings.Join(parts[start:], "\n") + "\n\nWrite the summary now.", turns
 }
