@@ -16,8 +16,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/llm"
+	"creator/tools"
 )
 
 // Name is the model name that selects the built-in model.
@@ -117,32 +119,39 @@ func requestSize(req llm.Request) int {
 }
 
 var (
-	// A step that saves a chunk's requirements announces it; the rendered
-	// form is how the step appears in a summary request.
-	savedChunkRE    = regexp.MustCompile(`^chunk_(\d+): \d+ requirement`)
-	renderedChunkRE = regexp.MustCompile(`(?m)^assistant: chunk_(\d+): \d+ requirement`)
-	renderedSaveRE  = regexp.MustCompile(`(?m)^call save_requirement `)
-	summaryUpToRE   = regexp.MustCompile(`Chunks processed up to chunk_(\d+)\.`)
+	// A step that saves a chunk's requirements announces it; a summary of
+	// this model's says how far it got.
+	savedChunkRE  = regexp.MustCompile(`^chunk_(\d+): \d+ requirement`)
+	summaryUpToRE = regexp.MustCompile(`Chunks processed up to chunk_(\d+)\.`)
 )
 
-// summarize writes the built-in model's summary of the turns it is given:
-// how far it got, which it needs to continue; the plan is in the brief.
+// summarize writes the built-in model's summary of the turns it is given
+// (as the request's data): how far it got, which it needs to continue; the
+// plan is in the brief.
 func summarize(req llm.Request) string {
-	var text string
+	var turns []llm.Message
 	for _, m := range req.Messages {
-		text += m.Content + "\n"
-	}
-	saves := len(renderedSaveRE.FindAllString(text, -1))
-	last := 0
-	for _, m := range renderedChunkRE.FindAllStringSubmatch(text, -1) {
-		if n, _ := strconv.Atoi(m[1]); n > last {
-			last = n
+		if m.Data.Kind == compaction.KindTurns {
+			m.Data.Decode(&turns)
 		}
 	}
-	// An earlier summary in these turns carries its own count forward.
-	for _, m := range summaryUpToRE.FindAllStringSubmatch(text, -1) {
-		if n, _ := strconv.Atoi(m[1]); n > last {
-			last = n
+	saves, last := 0, 0
+	for _, m := range turns {
+		switch m.Role {
+		case llm.RoleAssistant:
+			for _, c := range m.ToolCalls {
+				if c.Name == "save_requirement" {
+					saves++
+				}
+			}
+			if g := savedChunkRE.FindStringSubmatch(strings.TrimSpace(m.Content)); g != nil {
+				last = max(last, atoi(g[1]))
+			}
+		case llm.RoleUser:
+			// An earlier summary in these turns carries its own count forward.
+			for _, g := range summaryUpToRE.FindAllStringSubmatch(m.Content, -1) {
+				last = max(last, atoi(g[1]))
+			}
 		}
 	}
 	var b strings.Builder
@@ -153,6 +162,11 @@ func summarize(req llm.Request) string {
 	}
 	b.WriteString("- Continue with the task in progress of the plan below; the document profile is in notes/document.md.\n")
 	return b.String()
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // call makes a tool call with JSON arguments.
@@ -294,9 +308,9 @@ func (m *Model) next(st *conversation) (string, []llm.ToolCall) {
 		case f.finalized:
 			done(f.finalizeNote)
 			return "The output is written and valid.", calls
-		case f.finalizeFailed != "" && !f.cleanedUp:
+		case f.finalizeFailed && !f.cleanedUp:
 			// Remove what finalize_output refused, then build again.
-			for _, p := range brokenFiles(f.finalizeFailed) {
+			for _, p := range unique(f.broken) {
 				calls = append(calls, call("delete_file", map[string]any{"path": p}))
 			}
 			calls = append(calls, call("finalize_output", struct{}{}))
@@ -369,12 +383,10 @@ func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls
 	return "Reading " + chunkID(next) + ".", calls
 }
 
-var brokenRE = regexp.MustCompile(`requirements/req_\d+/final\.json`)
-
-func brokenFiles(msg string) []string {
+func unique(list []string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, p := range brokenRE.FindAllString(msg, -1) {
+	for _, p := range list {
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, p)
@@ -437,7 +449,7 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 	seen := map[string]bool{}
 	for _, x := range all {
 		quote := cleanQuote(x.s.text)
-		if len(strings.Fields(quote)) < 4 || seen[quote] || strings.Contains(quote, "… [line cut:") {
+		if len(strings.Fields(quote)) < 4 || seen[quote] || strings.Contains(quote, tools.LineCut) {
 			continue
 		}
 		seen[quote] = true
