@@ -206,32 +206,8 @@ func (f *facts) apply(cr callResult, latest bool) {
 			}
 		}
 	case "write_plan":
-		if !cr.done() {
-			return
-		}
-		f.planWritten = true
-		old := map[string]string{}
-		for _, t := range f.plan {
-			old[t.text] = t.status
-		}
-		var texts []string
-		if raw, ok := cr.args["tasks"].([]any); ok {
-			for _, t := range raw {
-				if s, ok := t.(string); ok {
-					texts = append(texts, s)
-				}
-			}
-		}
-		if len(texts) == 0 {
-			return // arguments shortened: the plan stays as known
-		}
-		f.plan = nil
-		for i, t := range texts {
-			st := old[t]
-			if st == "" {
-				st = "pending"
-			}
-			f.plan = append(f.plan, task{n: i + 1, text: t, status: st})
+		if cr.done() {
+			f.replacePlan(cr.args)
 		}
 	case "read_plan":
 		var p tools.PlanData
@@ -263,6 +239,35 @@ func (f *facts) apply(cr callResult, latest bool) {
 		if cr.ok && f.finalizeFailed {
 			f.cleanedUp = true
 		}
+	}
+}
+
+// replacePlan takes in a plan this model wrote; a task whose text is
+// unchanged keeps its status, as in the planner.
+func (f *facts) replacePlan(args map[string]any) {
+	f.planWritten = true
+	old := map[string]string{}
+	for _, t := range f.plan {
+		old[t.text] = t.status
+	}
+	var texts []string
+	if raw, ok := args["tasks"].([]any); ok {
+		for _, t := range raw {
+			if s, ok := t.(string); ok {
+				texts = append(texts, s)
+			}
+		}
+	}
+	if len(texts) == 0 {
+		return // arguments shortened: the plan stays as known
+	}
+	f.plan = nil
+	for i, t := range texts {
+		st := old[t]
+		if st == "" {
+			st = "pending"
+		}
+		f.plan = append(f.plan, task{n: i + 1, text: t, status: st})
 	}
 }
 
@@ -410,8 +415,6 @@ type chunkRead struct {
 	body    string
 }
 
-// lastChunkRead is the last chunk read in the latest step, if its result
-// is whole.
 // savesToRepeat returns the requirements of the last step that were never
 // saved because the call did not run: cut off or skipped when the job
 // stopped, or garbled on the way to the tools (an unknown tool name). Saving one again
@@ -465,6 +468,8 @@ func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
 
 var chunkIDRE = regexp.MustCompile(`^chunk_(\d+)$`)
 
+// lastChunkRead is the last chunk read in the latest step, if its result
+// is whole.
 func (c *conversation) lastChunkRead() (chunkRead, bool) {
 	if len(c.steps) == 0 {
 		return chunkRead{}, false
