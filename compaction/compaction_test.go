@@ -86,6 +86,20 @@ type env struct {
 	srv   *fakellm.Server
 	model *scripted
 	cfg   compaction.Config
+	// summaryRequests, if set, hears every request of context management
+	// as it leaves for the model, data included.
+	summaryRequests func(llm.Request)
+}
+
+// watched is a model whose requests are heard before they are sent.
+type watched struct {
+	llm.Model
+	hear func(llm.Request)
+}
+
+func (w watched) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	w.hear(req)
+	return w.Model.Complete(ctx, req)
 }
 
 // chunkText is a chunk of about 700 tokens whose first and last lines
@@ -140,7 +154,11 @@ func (e *env) agent(t *testing.T) (*agent.Agent, *compaction.Manager) {
 	client := llm.NewClient(llm.ClientConfig{BaseURL: e.srv.URL(), Model: "fake", MaxAttempts: 2,
 		Sleep: func(context.Context, time.Duration) error { return nil }})
 	journal := transcript.NewWriter(e.job)
-	cm := compaction.New(e.cfg, client, tokens.Default(), e.job, journal, compaction.WorkspaceBrief(e.job), system, reg.Definitions())
+	var summarizer llm.Model = client
+	if e.summaryRequests != nil {
+		summarizer = watched{client, e.summaryRequests}
+	}
+	cm := compaction.New(e.cfg, summarizer, tokens.Default(), e.job, journal, compaction.WorkspaceBrief(e.job), system, reg.Definitions())
 	a := &agent.Agent{
 		Model:      client,
 		Tools:      reg,
@@ -485,6 +503,66 @@ func TestSummaryCarriesThePlanAndCurrentTask(t *testing.T) {
 	for _, s := range summaries {
 		if strings.Contains(s.Messages[0].Content, "Section 1.20:") {
 			t.Errorf("the summary request carries file contents")
+		}
+	}
+}
+
+// What compaction does shows in the data of the messages: a cleared
+// result is marked cleared and keeps no value, the summary message carries
+// the plan of its brief, a summary request the turns it renders.
+func TestCompactionShowsInTheData(t *testing.T) {
+	e := summaryEnv(t)
+	var requests []llm.Request
+	e.summaryRequests = func(r llm.Request) { requests = append(requests, r) }
+	a, cm := e.agent(t)
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	if cm.Stats().Summaries == 0 || cm.Stats().Clearings == 0 || len(requests) == 0 {
+		t.Fatalf("stats %+v, %d summary requests: the run must clear and summarise", cm.Stats(), len(requests))
+	}
+	for i, r := range requests {
+		var turns []llm.Message
+		d := r.Messages[0].Data
+		if d.Kind != compaction.KindTurns || !d.Decode(&turns) || len(turns) == 0 {
+			t.Fatalf("summary request %d: data %+v", i+1, d)
+		}
+		calls := 0
+		for _, m := range turns {
+			calls += len(m.ToolCalls)
+			if m.Data.Kind != "" || m.Data.Value != nil {
+				t.Errorf("summary request %d: a turn keeps its data: %+v", i+1, m.Data)
+			}
+		}
+		if n := strings.Count(r.Messages[0].Content, "\ncall "); n != calls {
+			t.Errorf("summary request %d: %d calls rendered, %d in the data", i+1, n, calls)
+		}
+	}
+	conv, _ := agent.Rebuild(e.transcript(t))
+	var summary compaction.SummaryData
+	if d := conv.Messages[1].Data; d.Kind != compaction.KindSummary || !d.Decode(&summary) {
+		t.Fatalf("summary message data = %+v", d)
+	}
+	var plan []string
+	for _, task := range summary.Plan {
+		plan = append(plan, fmt.Sprintf("%d %s %s", task.Number, task.Status, task.Text))
+	}
+	if want := "1 completed Prepare the chunks|2 in_progress Read every chunk|3 pending Write the output"; strings.Join(plan, "|") != want {
+		t.Errorf("the summary's plan = %q, want %q", strings.Join(plan, "|"), want)
+	}
+	whole, cleared := toolResults(conv.Messages)
+	if len(cleared) == 0 {
+		t.Fatal("nothing cleared in the rebuilt conversation")
+	}
+	for _, m := range cleared {
+		if !m.Data.Cleared || m.Data.Value != nil {
+			t.Errorf("cleared %.60q has data %+v", m.Content, m.Data)
+		}
+	}
+	for _, m := range whole {
+		var lines tools.FileLines
+		if m.Data.Cleared || m.ToolName == "read_file" && (!m.Data.Decode(&lines) || len(lines.Lines) == 0) {
+			t.Errorf("whole %.60q has data %+v", m.Content, m.Data)
 		}
 	}
 }

@@ -2,11 +2,13 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -150,6 +152,76 @@ func TestToolCallsRunInOrderAndErrorsGoBack(t *testing.T) {
 	}
 }
 
+// Every tool message carries data: the tool's own (read_file's lines), or
+// what the loop made of a call that did not run as sent. The transcript
+// keeps it, so a rebuilt conversation holds the same; the first message
+// keeps the data it was started with.
+func TestToolResultsCarryData(t *testing.T) {
+	e := newEnv(t, fakellm.Script(
+		[]llm.ToolCall{
+			fakellm.Call("", "write_file", `{"path":"notes/a.md","content":"first"}`),
+			fakellm.Call("", "read_file", `{"path":"notes/a.md"}`),
+			fakellm.Call("", "write_file", `{"path":"notes/a.md",`), // not JSON
+			fakellm.Call("", "delete_everything", `{}`),
+			fakellm.Call("", "read_file", `{"path":"notes/missing.md"}`),
+		},
+	))
+	a := e.agent(t)
+	a.Limits.MaxSteps = 2
+	first := llm.Message{Content: "go", Data: llm.MessageData{Value: llm.ValueOf(workspace.Assignment{Job: "a", Inputs: []string{docName}})}}
+	if _, err := a.Start(context.Background(), first); err != nil {
+		t.Fatal(err)
+	}
+	var results []llm.Message
+	for _, r := range e.transcript(t) {
+		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool {
+			results = append(results, *r.Message)
+			if r.ToolError != r.Message.Data.Failed {
+				t.Errorf("%s: tool_error %v, data %+v", r.Message.ToolCallID, r.ToolError, r.Message.Data)
+			}
+		}
+	}
+	// The script sends its step again, since a call of it did not run.
+	if len(results) != 10 {
+		t.Fatalf("%d results", len(results))
+	}
+	var lines tools.FileLines
+	want := tools.FileLines{Path: "notes/a.md", First: 1, Lines: []string{"first"}, Total: 1}
+	if d := results[0].Data; d.Failed || d.Kind != "" || d.Value != nil {
+		t.Errorf("write_file's data = %+v", d)
+	}
+	if d := results[1].Data; d.Failed || d.Kind != "" || !d.Decode(&lines) || !reflect.DeepEqual(lines, want) {
+		t.Errorf("read_file's data = %+v (%+v)", d, lines)
+	}
+	if d := results[2].Data; !d.Failed || d.Kind != agent.KindNotRun || !agent.NotRun(d) {
+		t.Errorf("data of a call whose arguments are not JSON = %+v", d)
+	}
+	if d := results[3].Data; !d.Failed || d.Kind != agent.KindUnknownTool || agent.NotRun(d) {
+		t.Errorf("data of a call of no tool = %+v", d)
+	}
+	if d := results[4].Data; !d.Failed || d.Kind != "" {
+		t.Errorf("data of a failed read = %+v", d)
+	}
+	// The same read again: answered as a repeat, with the read's data.
+	lines = tools.FileLines{}
+	if d := results[6].Data; d.Failed || d.Kind != agent.KindRepeat || !d.Decode(&lines) || !reflect.DeepEqual(lines, want) || !agent.IsRepeat(results[6].Content) {
+		t.Errorf("data of a repeat = %+v (%+v)", d, lines)
+	}
+	conv, _ := agent.Rebuild(e.transcript(t))
+	if !reflect.DeepEqual(conv.Messages[0], llm.Message{Role: llm.RoleUser, Content: "go", Data: first.Data}) {
+		t.Errorf("first message = %+v", conv.Messages[0])
+	}
+	var rebuilt []llm.Message
+	for _, m := range conv.Messages {
+		if m.Role == llm.RoleTool {
+			rebuilt = append(rebuilt, m)
+		}
+	}
+	if !reflect.DeepEqual(rebuilt, results) {
+		t.Errorf("rebuilt tool messages differ from those recorded")
+	}
+}
+
 func TestTextOnlyAnswersGetRemindersThenStop(t *testing.T) {
 	e := newEnv(t, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "I think I am finished."} })
 	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
@@ -182,6 +254,9 @@ func TestReminderNamesOpenTasks(t *testing.T) {
 	for _, r := range recs {
 		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleUser && r.Step == 2 {
 			reminder = r.Message.Content
+			if r.Message.Data.Kind != agent.KindReminder {
+				t.Errorf("the reminder's data = %+v", r.Message.Data)
+			}
 		}
 	}
 	if !strings.Contains(reminder, "task 1 (pending): Extract") || !strings.Contains(reminder, "output/requirements.json does not exist yet") {
@@ -263,6 +338,9 @@ func TestToolThatKeepsFailingIsRefused(t *testing.T) {
 	for _, r := range e.transcript(t) {
 		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool && strings.Contains(r.Message.Content, "read_file is disabled for the rest of this run") {
 			refused = true
+			if d := r.Message.Data; d.Kind != agent.KindDisabled || !d.Failed || !r.ToolError {
+				t.Errorf("a refused call's data = %+v", d)
+			}
 		}
 	}
 	if !refused {
@@ -366,6 +444,21 @@ func TestResumeAnswersDanglingCalls(t *testing.T) {
 	first := e.srv.Requests()[0].Messages
 	if len(first) != 5 || first[3].ToolCallID != "s1_2" || first[3].Content != agent.InterruptedResult || first[4].Content != agent.ResumeNote {
 		t.Fatalf("first request after resume: %+v", first)
+	}
+	// The transcript says what these messages are (read line by line: the
+	// torn line now stands in its middle).
+	var msgs []llm.Message
+	for _, line := range strings.Split(e.file(transcript.File), "\n") {
+		var r transcript.Record
+		if json.Unmarshal([]byte(line), &r) == nil && r.Message != nil {
+			msgs = append(msgs, *r.Message)
+		}
+	}
+	if d := msgs[3].Data; msgs[3].ToolCallID != "s1_2" || d.Kind != agent.KindInterrupted || !d.Failed || !agent.NotRun(d) {
+		t.Errorf("the interrupted call's data = %+v", d)
+	}
+	if d := msgs[4].Data; msgs[4].Content != agent.ResumeNote || d.Kind != agent.KindResume {
+		t.Errorf("the resume note's data = %+v", d)
 	}
 }
 
