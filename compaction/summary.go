@@ -38,12 +38,12 @@ const summaryIntro = "Summary of the earlier conversation, written to keep the p
 // recent exchanges is replaced by a summary and the workspace brief.
 func (m *Manager) summarize(ctx context.Context, conv *agent.Conversation, before int) error {
 	msgs := conv.Messages
-	cut := m.cutPoint(msgs)
-	if cut <= 1 {
+	req, cut, ok := m.cfg.SummaryRequest(msgs)
+	if !ok {
 		return nil // nothing old enough to summarise
 	}
 	old := msgs[1:cut]
-	text, err := m.summaryText(ctx, old)
+	text, err := m.summaryText(ctx, req)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -76,16 +76,30 @@ func (m *Manager) summarize(ctx context.Context, conv *agent.Conversation, befor
 		TokensBefore: before, TokensAfter: after, Note: note})
 }
 
+// SummaryRequest is the request for a summary of a conversation whose
+// config is c (resolved): it covers everything but the first message and
+// the last RecentSteps exchanges, which begin at cut. ok is false when
+// nothing is old enough to summarise.
+func (c Config) SummaryRequest(msgs []llm.Message) (req llm.Request, cut int, ok bool) {
+	cut = c.cutPoint(msgs)
+	if cut <= 1 {
+		return llm.Request{}, cut, false
+	}
+	text, turns := c.render(msgs[1:cut])
+	return llm.Request{System: SummaryPrompt, Messages: []llm.Message{{Role: llm.RoleUser, Content: text,
+		Data: llm.MessageData{Kind: KindTurns, Value: llm.ValueOf(turns)}}}}, cut, true
+}
+
 // cutPoint is the index where the kept recent exchanges begin: the
 // RecentSteps-th assistant message from the end. A tool call and its
 // results are never separated, since the cut is before an assistant
 // message.
-func (m *Manager) cutPoint(msgs []llm.Message) int {
+func (c Config) cutPoint(msgs []llm.Message) int {
 	seen := 0
 	for i := len(msgs) - 1; i > 0; i-- {
 		if msgs[i].Role == llm.RoleAssistant {
 			seen++
-			if seen == m.cfg.RecentSteps {
+			if seen == c.RecentSteps {
 				return i
 			}
 		}
@@ -95,10 +109,7 @@ func (m *Manager) cutPoint(msgs []llm.Message) int {
 
 // summaryText asks the model for a summary, once more if the first attempt
 // fails.
-func (m *Manager) summaryText(ctx context.Context, old []llm.Message) (string, error) {
-	text, turns := m.render(old)
-	req := llm.Request{System: SummaryPrompt, Messages: []llm.Message{{Role: llm.RoleUser, Content: text,
-		Data: llm.MessageData{Kind: KindTurns, Value: llm.ValueOf(turns)}}}}
+func (m *Manager) summaryText(ctx context.Context, req llm.Request) (string, error) {
 	var err error
 	for range 2 {
 		var resp llm.Response
@@ -119,7 +130,7 @@ func (m *Manager) summaryText(ctx context.Context, old []llm.Message) (string, e
 // render writes the turns to summarise as plain text, results cut short,
 // within half the context window; turns are the messages it renders,
 // without their data.
-func (m *Manager) render(old []llm.Message) (string, []llm.Message) {
+func (c Config) render(old []llm.Message) (string, []llm.Message) {
 	var parts []string
 	for _, msg := range old {
 		var b strings.Builder
@@ -139,7 +150,7 @@ func (m *Manager) render(old []llm.Message) (string, []llm.Message) {
 		parts = append(parts, strings.TrimRight(b.String(), "\n"))
 	}
 	// Keep the latest turns when everything would not fit.
-	budget := m.cfg.ContextWindow / 2 * 4 // characters
+	budget := c.ContextWindow / 2 * 4 // characters
 	total := 0
 	start := len(parts)
 	for start > 0 && total+len(parts[start-1]) < budget {
