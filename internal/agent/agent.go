@@ -378,9 +378,9 @@ func (a *Agent) runCalls(ctx context.Context, conv *Conversation, step int, ans 
 		var data llm.MessageData
 		switch {
 		case ctx.Err() != nil:
-			result, data = NotRunPrefix+"the job was interrupted", notRun
+			result, data = NotRunPrefix+"the job was interrupted", notRunData()
 		case taken.problem != "":
-			result, data = taken.problem, notRun
+			result, data = taken.problem, notRunData()
 			a.observeNotRun(step, tc, taken)
 		default:
 			result, data = a.callTool(ctx, conv, step, tc, taken, r)
@@ -474,7 +474,7 @@ func (a *Agent) noCallToRun(conv *Conversation, step int, ans *answer, r *run) (
 		// Every call is answered with the reason it did not run.
 		for i, tc := range ans.msg.ToolCalls {
 			a.observeNotRun(step, tc, ans.calls[i])
-			if err := a.addTool(conv, step, tc, ans.calls[i].problem, notRun); err != nil {
+			if err := a.addTool(conv, step, tc, ans.calls[i].problem, notRunData()); err != nil {
 				return nil, err
 			}
 		}

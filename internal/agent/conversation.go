@@ -54,8 +54,8 @@ const (
 	KindReminder = "reminder" // after an answer without a call that could run
 )
 
-// notRun is the data of the result of a call that did not run.
-var notRun = llm.MessageData{Kind: KindNotRun, Failed: true}
+// notRunData is the data of the result of a call that did not run.
+func notRunData() llm.MessageData { return llm.MessageData{Kind: KindNotRun, Failed: true} }
 
 // NotRun reports whether a tool message's data says the call did not run,
 // or may not have; it is DidNotRun for programs that read data.
