@@ -9,13 +9,21 @@ import (
 	"creator/workspace"
 )
 
+// Brief is where a job stands: Text for the model, and the plan it shows
+// (none when there is no plan or it cannot be read).
+type Brief struct {
+	Text string
+	Plan []planner.Task
+}
+
 // WorkspaceBrief returns a function that describes where a job stands,
 // read from its files: the plan with every task's status and the current
 // task, the last lines of progress.md, and the files written so far. It is
 // attached to every summary, so the plan is never lost.
-func WorkspaceBrief(job *workspace.Job) func() string {
-	return func() string {
+func WorkspaceBrief(job *workspace.Job) func() Brief {
+	return func() Brief {
 		var b strings.Builder
+		var tasks []planner.Task
 		b.WriteString("Workspace brief (read from the job's files):\n\n")
 		plan, err := planner.New(job, nil).Load()
 		switch {
@@ -24,6 +32,7 @@ func WorkspaceBrief(job *workspace.Job) func() string {
 		case err != nil:
 			fmt.Fprintf(&b, "The plan cannot be read: %v\n", err)
 		default:
+			tasks = plan.Tasks
 			b.WriteString(planner.Checklist(plan))
 			s := planner.SummaryOf(plan)
 			switch {
@@ -48,7 +57,7 @@ func WorkspaceBrief(job *workspace.Job) func() string {
 			}
 			fmt.Fprintf(&b, "  %s/: %s\n", dir, describeNames(names))
 		}
-		return b.String()
+		return Brief{Text: b.String(), Plan: tasks}
 	}
 }
 

@@ -130,7 +130,7 @@ type Manager struct {
 	count   Counter
 	files   Files
 	journal agent.Journal
-	brief   func() string
+	brief   func() Brief
 	fixed   int // tokens of the system prompt and the tool definitions
 
 	mu    sync.Mutex
@@ -144,7 +144,7 @@ type Manager struct {
 
 // New returns a manager. system and tools are counted once; brief builds
 // the workspace brief attached to summaries.
-func New(cfg Config, model llm.Model, count Counter, files Files, journal agent.Journal, brief func() string, system string, tools []llm.ToolDef) *Manager {
+func New(cfg Config, model llm.Model, count Counter, files Files, journal agent.Journal, brief func() Brief, system string, tools []llm.ToolDef) *Manager {
 	m := &Manager{cfg: cfg.Resolved(), model: model, count: count, files: files, journal: journal, brief: brief, cache: map[[32]byte]int{}}
 	m.nextClear = m.cfg.ClearAt
 	m.fixed = count.Count(system) + 4
@@ -376,7 +376,7 @@ func (m *Manager) clear(conv *agent.Conversation, keep int, before int) error {
 			if len(ph) >= len(msg.Content) {
 				continue // already shorter than its placeholder
 			}
-			edits = append(edits, transcript.Edit{Index: i, Content: &ph})
+			edits = append(edits, transcript.Edit{Index: i, Content: &ph, Cleared: true})
 		}
 	}
 	if len(edits) == 0 {
@@ -430,7 +430,7 @@ func placeholder(call llm.ToolCall, msg llm.Message, tokens int) string {
 	json.Unmarshal([]byte(call.Arguments), &args)
 	path, _ := args["path"].(string)
 	size := humanize.Int(tokens) + " tokens"
-	if strings.HasPrefix(msg.Content, "error:") {
+	if msg.Data.Failed {
 		return fmt.Sprintf("%s%s %s failed — %s]", placeholderPrefix, name, path, firstLine(msg.Content, 120))
 	}
 	if saved := savedPath.FindString(msg.Content); saved != "" {
@@ -452,6 +452,10 @@ func firstLine(s string, most int) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return humanize.Clip(s, most)
 }
+
+// Shortened starts a string argument of an old call that a clearing
+// shortened; the rest says how long it was.
+const Shortened = "[shortened: "
 
 // shortenCalls shortens string arguments longer than shortenOver
 // characters; the arguments stay valid JSON, with paths and short fields
@@ -481,8 +485,8 @@ func shortenCalls(calls []llm.ToolCall, count Counter) ([]string, bool) {
 func shortenValue(v any, count Counter) (any, bool) {
 	switch x := v.(type) {
 	case string:
-		if utf8.RuneCountInString(x) > shortenOver && !strings.HasPrefix(x, "[shortened") {
-			return fmt.Sprintf("[shortened: %s tokens]", humanize.Int(count.Count(x))), true
+		if utf8.RuneCountInString(x) > shortenOver && !strings.HasPrefix(x, Shortened) {
+			return fmt.Sprintf("%s%s tokens]", Shortened, humanize.Int(count.Count(x))), true
 		}
 	case map[string]any:
 		changed := false

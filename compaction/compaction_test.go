@@ -86,6 +86,20 @@ type env struct {
 	srv   *fakellm.Server
 	model *scripted
 	cfg   compaction.Config
+	// summaryRequests, if set, hears every request of context management
+	// as it leaves for the model, data included.
+	summaryRequests func(llm.Request)
+}
+
+// watched is a model whose requests are heard before they are sent.
+type watched struct {
+	llm.Model
+	hear func(llm.Request)
+}
+
+func (w watched) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	w.hear(req)
+	return w.Model.Complete(ctx, req)
 }
 
 // chunkText is a chunk of about 700 tokens whose first and last lines
@@ -140,7 +154,11 @@ func (e *env) agent(t *testing.T) (*agent.Agent, *compaction.Manager) {
 	client := llm.NewClient(llm.ClientConfig{BaseURL: e.srv.URL(), Model: "fake", MaxAttempts: 2,
 		Sleep: func(context.Context, time.Duration) error { return nil }})
 	journal := transcript.NewWriter(e.job)
-	cm := compaction.New(e.cfg, client, tokens.Default(), e.job, journal, compaction.WorkspaceBrief(e.job), system, reg.Definitions())
+	var summarizer llm.Model = client
+	if e.summaryRequests != nil {
+		summarizer = watched{client, e.summaryRequests}
+	}
+	cm := compaction.New(e.cfg, summarizer, tokens.Default(), e.job, journal, compaction.WorkspaceBrief(e.job), system, reg.Definitions())
 	a := &agent.Agent{
 		Model:      client,
 		Tools:      reg,
@@ -209,8 +227,8 @@ func toolResults(msgs []llm.Message) (whole, cleared []llm.Message) {
 	return whole, cleared
 }
 
-// isPrefix compares messages as they travel: the tool name of a result is
-// not sent.
+// isPrefix compares messages as they travel: the tool name of a result and
+// the data of a message are not sent.
 func isPrefix(prev, cur []llm.Message) bool {
 	if len(prev) > len(cur) {
 		return false
@@ -218,6 +236,7 @@ func isPrefix(prev, cur []llm.Message) bool {
 	for i := range prev {
 		a, b := prev[i], cur[i]
 		a.ToolName, b.ToolName = "", ""
+		a.Data, b.Data = llm.MessageData{}, llm.MessageData{}
 		if !reflect.DeepEqual(a, b) {
 			return false
 		}
@@ -253,7 +272,7 @@ func TestOversizedResultIsSavedAndPointedTo(t *testing.T) {
 	}
 	a, cm := e.agent(t)
 	a.Limits.MaxSteps = 3
-	if _, err := a.Start(context.Background(), "go"); err != nil {
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	work := e.model.workRequests()
@@ -293,7 +312,7 @@ func TestClearingKeepsExactlyTheLastN(t *testing.T) {
 	const keep = 3
 	e := newEnv(t, compaction.Config{KeepToolResults: keep, ClearAt: 6000, SummarizeAt: 100000, ContextWindow: 200000}, readingJob(20))
 	a, cm := e.agent(t)
-	if _, err := a.Start(context.Background(), "go"); err != nil {
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	work := e.model.workRequests()
@@ -396,7 +415,7 @@ func TestClearingKeepsExactlyTheLastN(t *testing.T) {
 func TestNoClearingBelowTheTrigger(t *testing.T) {
 	e := newEnv(t, compaction.Config{KeepToolResults: 2, SummarizeAt: 100000, ContextWindow: 200000}, readingJob(6))
 	a, cm := e.agent(t)
-	if _, err := a.Start(context.Background(), "go"); err != nil {
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	work := e.model.workRequests()
@@ -442,7 +461,7 @@ func TestSummaryCarriesThePlanAndCurrentTask(t *testing.T) {
 		}
 	}
 	a, cm := e.agent(t)
-	if _, err := a.Start(context.Background(), "go"); err != nil {
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	work := e.model.workRequests()
@@ -488,6 +507,66 @@ func TestSummaryCarriesThePlanAndCurrentTask(t *testing.T) {
 	}
 }
 
+// What compaction does shows in the data of the messages: a cleared
+// result is marked cleared and keeps no value, the summary message carries
+// the plan of its brief, a summary request the turns it renders.
+func TestCompactionShowsInTheData(t *testing.T) {
+	e := summaryEnv(t)
+	var requests []llm.Request
+	e.summaryRequests = func(r llm.Request) { requests = append(requests, r) }
+	a, cm := e.agent(t)
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	if cm.Stats().Summaries == 0 || cm.Stats().Clearings == 0 || len(requests) == 0 {
+		t.Fatalf("stats %+v, %d summary requests: the run must clear and summarise", cm.Stats(), len(requests))
+	}
+	for i, r := range requests {
+		var turns []llm.Message
+		d := r.Messages[0].Data
+		if d.Kind != compaction.KindTurns || !d.Decode(&turns) || len(turns) == 0 {
+			t.Fatalf("summary request %d: data %+v", i+1, d)
+		}
+		calls := 0
+		for _, m := range turns {
+			calls += len(m.ToolCalls)
+			if m.Data.Kind != "" || m.Data.Value != nil {
+				t.Errorf("summary request %d: a turn keeps its data: %+v", i+1, m.Data)
+			}
+		}
+		if n := strings.Count(r.Messages[0].Content, "\ncall "); n != calls {
+			t.Errorf("summary request %d: %d calls rendered, %d in the data", i+1, n, calls)
+		}
+	}
+	conv, _ := agent.Rebuild(e.transcript(t))
+	var summary compaction.SummaryData
+	if d := conv.Messages[1].Data; d.Kind != compaction.KindSummary || !d.Decode(&summary) {
+		t.Fatalf("summary message data = %+v", d)
+	}
+	var plan []string
+	for _, task := range summary.Plan {
+		plan = append(plan, fmt.Sprintf("%d %s %s", task.Number, task.Status, task.Text))
+	}
+	if want := "1 completed Prepare the chunks|2 in_progress Read every chunk|3 pending Write the output"; strings.Join(plan, "|") != want {
+		t.Errorf("the summary's plan = %q, want %q", strings.Join(plan, "|"), want)
+	}
+	whole, cleared := toolResults(conv.Messages)
+	if len(cleared) == 0 {
+		t.Fatal("nothing cleared in the rebuilt conversation")
+	}
+	for _, m := range cleared {
+		if !m.Data.Cleared || m.Data.Value != nil {
+			t.Errorf("cleared %.60q has data %+v", m.Content, m.Data)
+		}
+	}
+	for _, m := range whole {
+		var lines tools.FileLines
+		if m.Data.Cleared || m.ToolName == "read_file" && (!m.Data.Decode(&lines) || len(lines.Lines) == 0) {
+			t.Errorf("whole %.60q has data %+v", m.Content, m.Data)
+		}
+	}
+}
+
 func contents(msgs []llm.Message) []string {
 	var out []string
 	for _, m := range msgs {
@@ -505,7 +584,7 @@ func TestFailedSummaryFallsBackToTheBrief(t *testing.T) {
 		return fakellm.Reply{Status: 500, Body: `{"error":{"message":"summariser down"}}`}
 	}
 	a, cm := e.agent(t)
-	out, err := a.Start(context.Background(), "go")
+	out, err := a.Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,7 +632,7 @@ func TestOverflowSummarisesAndRetries(t *testing.T) {
 		return fakellm.Reply{}, false
 	}
 	a, cm := e.agent(t)
-	out, err := a.Start(context.Background(), "go")
+	out, err := a.Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -584,7 +663,7 @@ func TestResumeStartsFromTheSummary(t *testing.T) {
 	e := summaryEnv(t)
 	a, cm := e.agent(t)
 	a.Limits.MaxSteps = len(e.model.steps) - 2
-	if _, err := a.Start(context.Background(), "go"); err != nil {
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	if cm.Stats().Summaries == 0 || cm.Stats().Clearings == 0 {
@@ -609,7 +688,7 @@ func TestResumeStartsFromTheSummary(t *testing.T) {
 	e.model.mu.Unlock()
 	b, _ := e.agent(t)
 	b.Limits.MaxSteps = len(e.model.steps)
-	if _, err := b.Resume(context.Background(), e.transcript(t), "go"); err != nil {
+	if _, err := b.Resume(context.Background(), e.transcript(t), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	first := e.model.workRequests()[before].Messages
@@ -668,7 +747,7 @@ func TestOversizedArgumentsAreShortenedAfterTheCall(t *testing.T) {
 	}
 	e := newEnv(t, compaction.Config{SummarizeAt: 20000, ContextWindow: 32000}, steps)
 	a, cm := e.agent(t)
-	if _, err := a.Start(context.Background(), "go"); err != nil {
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	work := e.model.workRequests()

@@ -12,6 +12,7 @@ import (
 
 	"creator/internal/document"
 	"creator/internal/humanize"
+	"creator/internal/llm"
 	"creator/internal/requirement"
 	"creator/workspace"
 )
@@ -26,8 +27,8 @@ const (
 func DocumentTools(job *workspace.Job, counter document.Counter) []Tool {
 	d := &docTools{job: job, count: counter}
 	return []Tool{
-		Func("extract_document_text", "Extract the text of a source document (PDF, text, Markdown, HTML, DOCX) and write it next to it: input/doc.pdf → input/doc.txt. Pages start with lines '--- page N ---'; running headers, footers and page numbers are removed. Returns pages, characters, tokens and the output path.", d.extract),
-		Func("chunk_document", "Split extracted text (or a source document, which is extracted first) into chunks along its sections: chunks/chunk_NNN.md and chunks/manifest.json (id, heading path, pages, lines, tokens). No chunk exceeds max_tokens (default 1500); sentences are never cut. Returns the chunk list.", d.chunk),
+		FuncResult("extract_document_text", "Extract the text of a source document (PDF, text, Markdown, HTML, DOCX) and write it next to it: input/doc.pdf → input/doc.txt. Pages start with lines '--- page N ---'; running headers, footers and page numbers are removed. Returns pages, characters, tokens and the output path.", d.extract),
+		FuncResult("chunk_document", "Split extracted text (or a source document, which is extracted first) into chunks along its sections: chunks/chunk_NNN.md and chunks/manifest.json (id, heading path, pages, lines, tokens). No chunk exceeds max_tokens (default 1500); sentences are never cut. Returns the chunk list.", d.chunk),
 	}
 }
 
@@ -77,10 +78,10 @@ func (d *docTools) extractTo(p string) (extracted, error) {
 	return extracted{source: rel, out: out, doc: doc, text: text}, nil
 }
 
-func (d *docTools) extract(ctx context.Context, a extractArgs) (string, error) {
+func (d *docTools) extract(ctx context.Context, a extractArgs) (llm.ToolResult, error) {
 	x, err := d.extractTo(a.Path)
 	if err != nil {
-		return "", err
+		return llm.ToolResult{}, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "extracted %s (%s) to %s: %s, %s characters, %s tokens.",
@@ -93,7 +94,7 @@ func (d *docTools) extract(ctx context.Context, a extractArgs) (string, error) {
 		b.WriteString(" Note: " + n + ".")
 	}
 	fmt.Fprintf(&b, " Next: chunk_document(path=%q).", x.out)
-	return b.String(), nil
+	return llm.ToolResult{Text: b.String(), Data: Extracted{Source: x.source, Output: x.out, Pages: len(x.doc.Pages)}}, nil
 }
 
 func formatName(f string) string {
@@ -113,21 +114,21 @@ type chunkArgs struct {
 	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"largest chunk in tokens, 200 to 8000 (default 1500)"`
 }
 
-func (d *docTools) chunk(ctx context.Context, a chunkArgs) (string, error) {
+func (d *docTools) chunk(ctx context.Context, a chunkArgs) (llm.ToolResult, error) {
 	limit := a.MaxTokens
 	if limit == 0 {
 		limit = document.DefaultChunkTokens
 	}
 	if limit < MinChunkTokens || limit > MaxChunkTokens {
-		return "", fmt.Errorf("max_tokens must be between %d and %d", MinChunkTokens, MaxChunkTokens)
+		return llm.ToolResult{}, fmt.Errorf("max_tokens must be between %d and %d", MinChunkTokens, MaxChunkTokens)
 	}
 	rel, err := d.job.Resolve(a.Path, workspace.Read)
 	if err != nil {
-		return "", err
+		return llm.ToolResult{}, err
 	}
 	info, err := d.job.Info()
 	if err != nil {
-		return "", err
+		return llm.ToolResult{}, err
 	}
 	docName, source, text := "", rel, ""
 	for _, in := range info.Inputs {
@@ -136,7 +137,7 @@ func (d *docTools) chunk(ctx context.Context, a chunkArgs) (string, error) {
 			// A source document: extract it first.
 			x, err := d.extractTo(rel)
 			if err != nil {
-				return "", err
+				return llm.ToolResult{}, err
 			}
 			docName, source, text = in.Name, x.out, x.text
 		case extractedName("input/" + in.Name):
@@ -146,7 +147,7 @@ func (d *docTools) chunk(ctx context.Context, a chunkArgs) (string, error) {
 	if text == "" {
 		data, _, err := d.job.ReadFile(rel, document.DefaultMaxBytes)
 		if err != nil {
-			return "", err
+			return llm.ToolResult{}, err
 		}
 		text = string(data)
 		if docName == "" {
@@ -154,14 +155,14 @@ func (d *docTools) chunk(ctx context.Context, a chunkArgs) (string, error) {
 		}
 	}
 	if strings.TrimSpace(text) == "" {
-		return "", fmt.Errorf("'%s' holds no text to chunk", source)
+		return llm.ToolResult{}, fmt.Errorf("'%s' holds no text to chunk", source)
 	}
 	chunks := document.ChunkText(text, limit, d.count)
 	man, err := d.replaceChunks(source, docName, chunks)
 	if err != nil {
-		return "", err
+		return llm.ToolResult{}, err
 	}
-	return d.chunkList(source, limit, man), nil
+	return d.chunkList(source, docName, limit, man), nil
 }
 
 // replaceChunks writes the chunk files of one source and the manifest. The
@@ -182,8 +183,7 @@ func (d *docTools) replaceChunks(source, docName string, chunks []document.Chunk
 			continue
 		}
 		kept = append(kept, c)
-		var n int
-		if _, err := fmt.Sscanf(c.ID, "chunk_%d", &n); err == nil && n >= next {
+		if n := chunkNumber(c.ID); n >= next {
 			next = n + 1
 		}
 	}
@@ -208,7 +208,7 @@ func (d *docTools) replaceChunks(source, docName string, chunks []document.Chunk
 }
 
 // chunkList is the tool's result: the chunks compactly, not their text.
-func (d *docTools) chunkList(source string, limit int, man document.Manifest) string {
+func (d *docTools) chunkList(source, docName string, limit int, man document.Manifest) llm.ToolResult {
 	var mine []document.ManifestChunk
 	largest := 0
 	for _, c := range man.Chunks {
@@ -241,5 +241,13 @@ func (d *docTools) chunkList(source string, limit int, man document.Manifest) st
 			fmt.Fprintf(&b, "… %d more chunks, see %s …\n", len(mine)-head-tail, document.ManifestFile)
 		}
 	}
-	return strings.TrimRight(b.String(), "\n")
+	data := Chunked{Source: source, Document: docName, First: chunkNumber(mine[0].ID), Last: chunkNumber(mine[len(mine)-1].ID)}
+	return llm.ToolResult{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+}
+
+// chunkNumber is the number in a chunk id: 5 for chunk_005.
+func chunkNumber(id string) int {
+	var n int
+	fmt.Sscanf(id, "chunk_%d", &n)
+	return n
 }

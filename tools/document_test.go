@@ -46,7 +46,8 @@ func docEnv(t *testing.T) (*workspace.Job, *Registry) {
 
 func call(t *testing.T, reg *Registry, name, args string) (string, error) {
 	t.Helper()
-	return reg.Call(context.Background(), name, json.RawMessage(args))
+	res, err := reg.Call(context.Background(), name, json.RawMessage(args))
+	return res.Text, err
 }
 
 func manifest(t *testing.T, job *workspace.Job) document.Manifest {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"creator/internal/humanize"
+	"creator/internal/llm"
 	"creator/workspace"
 )
 
@@ -28,10 +29,10 @@ const (
 func WorkspaceTools(job *workspace.Job) []Tool {
 	w := &fileTools{job: job}
 	return []Tool{
-		Func("read_file", "Read lines of a text file in the job folder, numbered. Use offset and limit to page through long files; the result says how many lines remain.", w.readFile),
+		FuncResult("read_file", "Read lines of a text file in the job folder, numbered. Use offset and limit to page through long files; the result says how many lines remain.", w.readFile),
 		Func("write_file", "Create or replace a text file in the job folder with the given content. Parent folders are created. input/, .agent/, plan.json and progress.md cannot be written.", w.writeFile),
 		Func("edit_file", "Replace exact text in a file: old_text must occur exactly once unless replace_all is true. Copy old_text from the file including whitespace and line breaks.", w.editFile),
-		Func("list_files", "List a folder of the job: files with sizes, folders (ending in '/') with their number of entries.", w.listFiles),
+		FuncResult("list_files", "List a folder of the job: files with sizes, folders (ending in '/') with their number of entries.", w.listFiles),
 		Func("delete_file", "Delete a file or an empty folder.", w.deleteFile),
 		Func("create_folder", "Create a folder (and its parents) in the job folder.", w.createFolder),
 	}
@@ -45,9 +46,9 @@ type readFileArgs struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"number of lines to return (default 400, at most 2000)"`
 }
 
-func (w *fileTools) readFile(ctx context.Context, a readFileArgs) (string, error) {
+func (w *fileTools) readFile(ctx context.Context, a readFileArgs) (llm.ToolResult, error) {
 	if a.Offset < 0 || a.Limit < 0 {
-		return "", errors.New("offset and limit cannot be negative")
+		return llm.ToolResult{}, errors.New("offset and limit cannot be negative")
 	}
 	offset, limit := max(a.Offset, 1), a.Limit
 	if limit == 0 {
@@ -57,21 +58,22 @@ func (w *fileTools) readFile(ctx context.Context, a readFileArgs) (string, error
 
 	f, rel, err := w.job.OpenFile(a.Path)
 	if err != nil {
-		return "", err
+		return llm.ToolResult{}, err
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)
 	if head, _ := r.Peek(8 << 10); bytes.IndexByte(head, 0) >= 0 {
-		return "", fmt.Errorf("'%s' is a binary file; read_file shows text only (for source documents use extract_document_text)", rel)
+		return llm.ToolResult{}, fmt.Errorf("'%s' is a binary file; read_file shows text only (for source documents use extract_document_text)", rel)
 	}
 
 	var out strings.Builder
+	data := FileLines{Path: rel, First: offset}
 	last, total, capped := 0, 0, false
 	for {
 		line, err := r.ReadString('\n')
 		if line == "" && err != nil {
 			if err != io.EOF {
-				return "", fmt.Errorf("reading '%s': %w", rel, err)
+				return llm.ToolResult{}, fmt.Errorf("reading '%s': %w", rel, err)
 			}
 			break
 		}
@@ -80,25 +82,27 @@ func (w *fileTools) readFile(ctx context.Context, a readFileArgs) (string, error
 			text := strings.TrimRight(line, "\r\n")
 			text = strings.ToValidUTF8(text, "\uFFFD")
 			if n := utf8.RuneCountInString(text); n > MaxLineChars {
-				text = string([]rune(text)[:MaxLineChars]) + fmt.Sprintf(" … [line cut: %s characters]", humanize.Int(n))
+				text = string([]rune(text)[:MaxLineChars]) + fmt.Sprintf(" %s %s characters]", LineCut, humanize.Int(n))
 			}
 			entry := fmt.Sprintf("%6d\t%s\n", total, text)
 			if out.Len()+len(entry) > MaxReadBytes && last >= offset {
 				capped = true
 			} else {
 				out.WriteString(entry)
+				data.Lines = append(data.Lines, text)
 				last = total
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return "", err
+			return llm.ToolResult{}, err
 		}
 	}
+	data.Total = total
 	switch {
 	case total == 0:
-		return fmt.Sprintf("'%s' is empty", rel), nil
+		return llm.ToolResult{Text: fmt.Sprintf("'%s' is empty", rel), Data: data}, nil
 	case offset > total:
-		return "", fmt.Errorf("'%s' has %s; offset %d is past the end", rel, humanize.Plural(total, "line"), offset)
+		return llm.ToolResult{}, fmt.Errorf("'%s' has %s; offset %d is past the end", rel, humanize.Plural(total, "line"), offset)
 	}
 	if last < total {
 		fmt.Fprintf(&out, "[lines %d-%d of %s in %s; %s more %s: read_file(path=%q, offset=%d)]",
@@ -108,7 +112,7 @@ func (w *fileTools) readFile(ctx context.Context, a readFileArgs) (string, error
 	} else {
 		fmt.Fprintf(&out, "[%s, whole file]", humanize.Plural(total, "line"))
 	}
-	return out.String(), nil
+	return llm.ToolResult{Text: out.String(), Data: data}, nil
 }
 
 type writeFileArgs struct {
@@ -193,21 +197,22 @@ type listFilesArgs struct {
 	Path string `json:"path,omitempty" jsonschema:"folder to list, relative to the job folder; default: the job folder itself"`
 }
 
-func (w *fileTools) listFiles(ctx context.Context, a listFilesArgs) (string, error) {
+func (w *fileTools) listFiles(ctx context.Context, a listFilesArgs) (llm.ToolResult, error) {
 	p := a.Path
 	if p == "" {
 		p = "."
 	}
 	rel, entries, err := w.job.ReadDir(p)
 	if err != nil {
-		return "", err
+		return llm.ToolResult{}, err
 	}
 	name := rel + "/"
 	if rel == "." {
 		name = "job folder"
 	}
+	data := Listing{Path: rel, Entries: []ListEntry{}}
 	if len(entries) == 0 {
-		return name + " is empty", nil
+		return llm.ToolResult{Text: name + " is empty", Data: data}, nil
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s):\n", name, humanize.Plural(len(entries), "entry"))
@@ -221,6 +226,8 @@ func (w *fileTools) listFiles(ctx context.Context, a listFilesArgs) (string, err
 			fmt.Fprintf(&b, "… and %s more; list a subfolder or use search_files\n", humanize.Int(len(entries)-i))
 			break
 		}
+		// A link that leads nowhere is no folder to look into.
+		data.Entries = append(data.Entries, ListEntry{Name: e.Name, Dir: e.IsDir && !(e.Link && e.Dangling)})
 		label, size := e.Name, humanize.Bytes(e.Size)
 		if e.IsDir {
 			label, size = e.Name+"/", humanize.Plural(int(e.Size), "entry")
@@ -233,7 +240,7 @@ func (w *fileTools) listFiles(ctx context.Context, a listFilesArgs) (string, err
 		}
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, label, size)
 	}
-	return strings.TrimRight(b.String(), "\n"), nil
+	return llm.ToolResult{Text: strings.TrimRight(b.String(), "\n"), Data: data}, nil
 }
 
 type pathArgs struct {

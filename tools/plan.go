@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"creator/internal/humanize"
+	"creator/internal/llm"
 	"creator/planner"
 )
 
@@ -33,7 +34,7 @@ func PlanningTools(p *planner.Planner, stats func() JobStats, now func() time.Ti
 	pt := &planTools{p: p, stats: stats, now: now}
 	return []Tool{
 		Func("write_plan", "Create the plan, or replace it, as an ordered list of tasks. A task whose text is unchanged keeps its status, so finished work is not lost when you re-plan.", pt.writePlan),
-		Func("read_plan", "Show the plan as a checklist with each task's status and the task in progress.", pt.readPlan),
+		FuncResult("read_plan", "Show the plan as a checklist with each task's status and the task in progress.", pt.readPlan),
 		Func("add_task", "Add a task to the plan, after the given task number or at the end. Later tasks move down by one.", pt.addTask),
 		Func("start_task", "Mark a task as in progress. Only one task can be in progress at a time.", pt.startTask),
 		Func("complete_task", "Mark a task as completed, with optional short notes on what was done; this is logged in progress.md.", pt.completeTask),
@@ -72,12 +73,15 @@ func (pt *planTools) writePlan(ctx context.Context, a writePlanArgs) (string, er
 
 type noArgs struct{}
 
-func (pt *planTools) readPlan(ctx context.Context, _ noArgs) (string, error) {
+func (pt *planTools) readPlan(ctx context.Context, _ noArgs) (llm.ToolResult, error) {
 	plan, err := pt.p.Load()
-	if err != nil {
-		return "", err
+	if errors.Is(err, planner.ErrNoPlan) {
+		return llm.ToolResult{Data: PlanData{NoPlan: true}}, err
 	}
-	return planner.Checklist(plan) + capitalize(nextStep(planner.SummaryOf(plan))), nil
+	if err != nil {
+		return llm.ToolResult{}, err
+	}
+	return llm.ToolResult{Text: planner.Checklist(plan) + capitalize(nextStep(planner.SummaryOf(plan))), Data: PlanData{Tasks: plan.Tasks}}, nil
 }
 
 type addTaskArgs struct {

@@ -60,10 +60,10 @@ func (r *Registry) Names() []string {
 // Call runs the named tool. An unknown name, like any tool failure, comes
 // back as an error whose message the model can act on; a panic in any tool
 // becomes a PanicError.
-func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (result string, err error) {
+func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (result llm.ToolResult, err error) {
 	t, ok := r.byName[name]
 	if !ok {
-		return "", fmt.Errorf("there is no tool named %q; the tools are: %s", name, strings.Join(r.Names(), ", "))
+		return llm.ToolResult{}, fmt.Errorf("there is no tool named %q; the tools are: %s", name, strings.Join(r.Names(), ", "))
 	}
 	defer recoverInto(name, &err)
 	return t.Call(ctx, args)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"creator/internal/llm"
 	"creator/internal/reqstore"
 	"creator/internal/requirement"
 )
@@ -39,7 +40,7 @@ func RequirementTools(files reqstore.FS) []Tool {
 	}}
 	return []Tool{
 		FuncWith("save_requirement", "Save one requirement. Each citation's quote must be copied exactly from the cited chunk (whitespace and words divided at line ends may differ); it is checked, and the page is taken from the chunk. Writes requirements/req_NNN/final.json and returns the id; saving the same requirement again returns its existing id.", opts, r.save),
-		Func("finalize_output", "Check every saved requirement again and build output/requirements.json (ordered by source position), output/summary.md and output/requirements.csv. Reports the problems instead if any requirement is invalid.", r.finalize),
+		FuncResult("finalize_output", "Check every saved requirement again and build output/requirements.json (ordered by source position), output/summary.md and output/requirements.csv. Reports the problems instead if any requirement is invalid.", r.finalize),
 	}
 }
 
@@ -109,26 +110,40 @@ func correction(c reqstore.Correction) string {
 	return fmt.Sprintf("page %s of the quote in %s corrected to %s", c.Given, c.Chunk, c.Stored)
 }
 
-func (r *reqTools) finalize(ctx context.Context, _ noArgs) (string, error) {
+// finalize builds the output; when requirements are invalid its data names
+// the broken files its message lists.
+func (r *reqTools) finalize(ctx context.Context, _ noArgs) (llm.ToolResult, error) {
 	res, err := r.store.Finalize("")
 	var invalid *reqstore.InvalidError
 	if errors.As(err, &invalid) {
-		return "", invalidOutput(invalid.Problems)
+		problems := shown(invalid.Problems)
+		broken := make([]string, len(problems))
+		for i, p := range problems {
+			broken[i] = p.File
+		}
+		return llm.ToolResult{Data: FinalizeRefused{Broken: broken}}, invalidOutput(invalid.Problems)
 	}
 	if err != nil {
-		return "", err
+		return llm.ToolResult{}, err
 	}
-	return res.String(), nil
+	return llm.ToolResult{Text: res.String()}, nil
+}
+
+// maxProblemsShown bounds the problems finalize_output lists.
+const maxProblemsShown = 20
+
+func shown(problems []reqstore.Problem) []reqstore.Problem {
+	return problems[:min(len(problems), maxProblemsShown)]
 }
 
 // invalidOutput lists the problems that stop finalize_output, the first
 // twenty of them.
-func invalidOutput(problems []reqstore.Problem) error {
+func invalidOutput(all []reqstore.Problem) error {
 	more := ""
-	if len(problems) > 20 {
-		more = fmt.Sprintf("\n… and %d more", len(problems)-20)
-		problems = problems[:20]
+	if len(all) > maxProblemsShown {
+		more = fmt.Sprintf("\n… and %d more", len(all)-maxProblemsShown)
 	}
+	problems := shown(all)
 	lines := make([]string, len(problems))
 	for i, p := range problems {
 		lines[i] = p.String()

@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"creator/internal/humanize"
+	"creator/internal/llm"
 	"creator/internal/schemaerr"
 )
 
@@ -25,9 +26,10 @@ type Tool interface {
 	Description() string
 	// Schema is the JSON Schema of the arguments object.
 	Schema() json.RawMessage
-	// Call runs the tool. The result is text for the model; an error is
-	// shown to the model as a tool error.
-	Call(ctx context.Context, args json.RawMessage) (string, error)
+	// Call runs the tool. The result is text for the model, and for some
+	// tools the same as data; an error is shown to the model as a tool
+	// error, and the result's data, if any, goes with it.
+	Call(ctx context.Context, args json.RawMessage) (llm.ToolResult, error)
 }
 
 // ArgumentError means the model sent arguments the tool cannot take. Its
@@ -65,6 +67,20 @@ func Func[A any](name, description string, handler func(ctx context.Context, arg
 // FuncWith is Func with options for the schema, e.g. enumerations for
 // named string types.
 func FuncWith[A any](name, description string, opts *jsonschema.ForOptions, handler func(ctx context.Context, args A) (string, error)) Tool {
+	return newFuncTool(name, description, opts, func(ctx context.Context, args A) (llm.ToolResult, error) {
+		text, err := handler(ctx, args)
+		return llm.ToolResult{Text: text}, err
+	})
+}
+
+// FuncResult is Func for a tool that gives its result as data too: the
+// handler returns text and data, and may return data with an error (what
+// was missing, what was refused).
+func FuncResult[A any](name, description string, handler func(ctx context.Context, args A) (llm.ToolResult, error)) Tool {
+	return newFuncTool(name, description, nil, handler)
+}
+
+func newFuncTool[A any](name, description string, opts *jsonschema.ForOptions, handler func(ctx context.Context, args A) (llm.ToolResult, error)) Tool {
 	schema, err := jsonschema.For[A](opts)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: %v", name, err))
@@ -99,24 +115,25 @@ type funcTool[A any] struct {
 	resolved          *jsonschema.Resolved
 	reader            *argReader
 	expect            string
-	handler           func(context.Context, A) (string, error)
+	handler           func(context.Context, A) (llm.ToolResult, error)
 }
 
 func (t *funcTool[A]) Name() string            { return t.name }
 func (t *funcTool[A]) Description() string     { return t.description }
 func (t *funcTool[A]) Schema() json.RawMessage { return t.schema }
 
-func (t *funcTool[A]) Call(ctx context.Context, raw json.RawMessage) (result string, err error) {
+func (t *funcTool[A]) Call(ctx context.Context, raw json.RawMessage) (result llm.ToolResult, err error) {
 	defer recoverInto(t.name, &err)
 	args, notes, err := t.decode(raw)
 	if err != nil {
-		return "", err
+		return llm.ToolResult{}, err
 	}
 	result, err = t.handler(ctx, args)
 	if err != nil {
-		return "", err
+		return llm.ToolResult{Data: result.Data}, err
 	}
-	return humanize.WithNotes(result, notes), nil
+	result.Text = humanize.WithNotes(result.Text, notes)
+	return result, nil
 }
 
 // decode reads raw along the schema (leniently, see argReader), checks the

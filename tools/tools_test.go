@@ -53,7 +53,8 @@ func newEnv(t *testing.T) *env {
 }
 
 func (e *env) call(name, args string) (string, error) {
-	return e.reg.Call(context.Background(), name, json.RawMessage(args))
+	res, err := e.reg.Call(context.Background(), name, json.RawMessage(args))
+	return res.Text, err
 }
 
 func (e *env) file(rel string) string {
@@ -439,7 +440,8 @@ func TestProgressReportsBudgetsAndCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := reg.Call(context.Background(), "get_progress", json.RawMessage(`{}`))
+	res, err := reg.Call(context.Background(), "get_progress", json.RawMessage(`{}`))
+	out := res.Text
 	want := "Steps: 41 of at most 500. Tokens: 1,000 prompt, 10 completion (budget 2,000,000 in all). Cost: $0.41 of a $5.00 budget."
 	if err != nil || !strings.HasSuffix(out, want) {
 		t.Errorf("get_progress = %q, %v; want it to end with %q", out, err, want)

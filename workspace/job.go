@@ -46,6 +46,13 @@ type Input struct {
 	SHA256 string `json:"sha256"`
 }
 
+// Assignment is what the first message of a job's conversation states, as
+// data: the job and the names of its source documents in input/.
+type Assignment struct {
+	Job    string   `json:"job"`
+	Inputs []string `json:"inputs"`
+}
+
 // Settings are the run settings the job was started with.
 type Settings struct {
 	MaxSteps        int     `json:"max_steps,omitempty"`

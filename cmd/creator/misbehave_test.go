@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	"creator/internal/builtin"
 	"creator/internal/fakellm"
 )
 
@@ -26,7 +25,9 @@ func TestMisbehavingModels(t *testing.T) {
 	_, want := readRequirements(t, runBuiltin(t, sampleDoc, "ref"))
 	for _, sc := range fakellm.Scenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
-			e := newJobEnv(t, sc.Wrap(fakellm.Model(builtin.New())))
+			var root string
+			e := newJobEnv(t, sc.Wrap(builtinOverHTTP(&root)))
+			root = e.root
 			code, _, stderr := cli(t, e.args("run", "--job", "m", "--request-timeout", "5s", sampleDoc)...)
 			if code != 0 {
 				t.Fatalf("exit %d:\n%s", code, tail(stderr, 3000))

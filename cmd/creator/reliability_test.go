@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"creator/internal/badfiles"
-	"creator/internal/builtin"
 	"creator/internal/fakellm"
 	"creator/internal/llm"
 	"creator/internal/requirement"
@@ -257,7 +256,8 @@ func TestModelFaults(t *testing.T) {
 
 	var mu sync.Mutex
 	rate := 0.15
-	model := fakellm.Model(builtin.New())
+	var root string
+	model := builtinOverHTTP(&root)
 	var stats *fakellm.FaultStats
 	var handler fakellm.Handler
 	setRate := func(r float64) {
@@ -273,6 +273,7 @@ func TestModelFaults(t *testing.T) {
 		mu.Unlock()
 		return h(r)
 	})
+	root = e.root
 	args := func(cmd string, extra ...string) []string {
 		return append(e.args(cmd, "--request-timeout", "1s", "--max-steps", "1000"), extra...)
 	}

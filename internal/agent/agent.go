@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 // Tools runs the model's tool calls.
 type Tools interface {
 	Definitions() []llm.ToolDef
-	Call(ctx context.Context, name string, args json.RawMessage) (string, error)
+	Call(ctx context.Context, name string, args json.RawMessage) (llm.ToolResult, error)
 }
 
 // Completion tells whether the job is complete. It looks at the job's
@@ -187,10 +188,12 @@ func (a *Agent) now() time.Time {
 	return time.Now()
 }
 
-// Start begins a new job with its first user message.
-func (a *Agent) Start(ctx context.Context, firstMessage string) (Outcome, error) {
+// Start begins a new job with its first user message (its role is set
+// here), which may carry the job's particulars as data.
+func (a *Agent) Start(ctx context.Context, first llm.Message) (Outcome, error) {
 	conv := &Conversation{}
-	if err := a.add(conv, 0, llm.Message{Role: llm.RoleUser, Content: firstMessage}); err != nil {
+	first.Role = llm.RoleUser
+	if err := a.add(conv, 0, first); err != nil {
 		return Outcome{}, err
 	}
 	return a.Run(ctx, conv)
@@ -372,17 +375,17 @@ func (a *Agent) runCalls(ctx context.Context, conv *Conversation, step int, ans 
 	for i, tc := range ans.msg.ToolCalls {
 		taken := ans.calls[i]
 		var result string
-		var failed bool
+		var data llm.MessageData
 		switch {
 		case ctx.Err() != nil:
-			result, failed = NotRunPrefix+"the job was interrupted", true
+			result, data = NotRunPrefix+"the job was interrupted", notRunData()
 		case taken.problem != "":
-			result, failed = taken.problem, true
+			result, data = taken.problem, notRunData()
 			a.observeNotRun(step, tc, taken)
 		default:
-			result, failed = a.callTool(ctx, conv, step, tc, taken, r)
+			result, data = a.callTool(ctx, conv, step, tc, taken, r)
 		}
-		if err := a.addTool(conv, step, tc, result, failed); err != nil {
+		if err := a.addTool(conv, step, tc, result, data); err != nil {
 			return nil, err
 		}
 	}
@@ -395,19 +398,15 @@ func (a *Agent) runCalls(ctx context.Context, conv *Conversation, step int, ans 
 	return nil, nil
 }
 
-// callTool runs one call and returns the text for the model.
-func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc llm.ToolCall, taken takenCall, r *run) (string, bool) {
+// callTool runs one call and returns the text for the model, with its
+// data.
+func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc llm.ToolCall, taken takenCall, r *run) (string, llm.MessageData) {
 	key := CallKey(tc)
 	past, visible := r.repeats.earlier(key, conv)
-	var raw string
-	var err error
 	start := a.now()
-	if r.strikes.disabled[tc.Name] {
-		err = fmt.Errorf("%s is disabled for the rest of this run because it failed in %d of its last %d answers; do this another way", tc.Name, failWindowMax, failWindow)
-	} else {
-		raw, err = a.Tools.Call(ctx, tc.Name, json.RawMessage(tc.Arguments))
-	}
+	res, kind, err := a.invoke(ctx, tc, r)
 	took := a.now().Sub(start)
+	raw := res.Text
 	outcome := raw
 	if err != nil {
 		outcome = err.Error()
@@ -421,9 +420,9 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 	repeat := visible && past.same(outcome, err != nil)
 	switch {
 	case repeat && err != nil:
-		result = repeatResult(past, err.Error(), r.repeats.run+1 >= MaxRepeats-1)
+		result, kind = repeatResult(past, err.Error(), r.repeats.run+1 >= MaxRepeats-1), KindRepeat
 	case repeat:
-		result = repeatResult(past, "", r.repeats.run+1 >= MaxRepeats-1)
+		result, kind = repeatResult(past, "", r.repeats.run+1 >= MaxRepeats-1), KindRepeat
 	case err != nil:
 		result = humanize.WithNotes("error: "+err.Error(), taken.notes)
 	default:
@@ -443,7 +442,20 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 	if a.Observer != nil {
 		a.Observer.ToolCalled(ToolCall{Step: step, Name: tc.Name, Arguments: tc.Arguments, Duration: took, Err: err, Result: raw, Notes: taken.notes, Repeat: repeat})
 	}
-	return result, err != nil
+	return result, llm.MessageData{Kind: kind, Failed: err != nil, Value: llm.ValueOf(res.Data)}
+}
+
+// invoke runs a call's tool, unless the tool is disabled. kind is the
+// kind of the result when the loop, not the tool, decides what it is.
+func (a *Agent) invoke(ctx context.Context, tc llm.ToolCall, r *run) (res llm.ToolResult, kind string, err error) {
+	if r.strikes.disabled[tc.Name] {
+		return res, KindDisabled, fmt.Errorf("%s is disabled for the rest of this run because it failed in %d of its last %d answers; do this another way", tc.Name, failWindowMax, failWindow)
+	}
+	res, err = a.Tools.Call(ctx, tc.Name, json.RawMessage(tc.Arguments))
+	if err != nil && !slices.Contains(r.names, tc.Name) {
+		kind = KindUnknownTool
+	}
+	return res, kind, err
 }
 
 func (a *Agent) observeNotRun(step int, tc llm.ToolCall, taken takenCall) {
@@ -462,7 +474,7 @@ func (a *Agent) noCallToRun(conv *Conversation, step int, ans *answer, r *run) (
 		// Every call is answered with the reason it did not run.
 		for i, tc := range ans.msg.ToolCalls {
 			a.observeNotRun(step, tc, ans.calls[i])
-			if err := a.addTool(conv, step, tc, ans.calls[i].problem, true); err != nil {
+			if err := a.addTool(conv, step, tc, ans.calls[i].problem, notRunData()); err != nil {
 				return nil, err
 			}
 		}
@@ -491,7 +503,7 @@ func (a *Agent) noCallToRun(conv *Conversation, step int, ans *answer, r *run) (
 	if len(ans.msg.ToolCalls) > 0 {
 		return nil, nil // the results say why nothing was done
 	}
-	return nil, a.add(conv, step, llm.Message{Role: llm.RoleUser, Content: reminder(status, len(r.idle), ans, r.names)})
+	return nil, a.add(conv, step, llm.Message{Role: llm.RoleUser, Content: reminder(status, len(r.idle), ans, r.names), Data: llm.MessageData{Kind: KindReminder}})
 }
 
 // idleStop ends a run of answers without a call that could run, naming
@@ -524,10 +536,10 @@ func (a *Agent) add(conv *Conversation, step int, m llm.Message) error {
 	return a.Journal.Append(transcript.Record{Type: transcript.TypeMessage, Step: step, Message: &m})
 }
 
-func (a *Agent) addTool(conv *Conversation, step int, tc llm.ToolCall, result string, failed bool) error {
-	m := llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, Content: result}
+func (a *Agent) addTool(conv *Conversation, step int, tc llm.ToolCall, result string, data llm.MessageData) error {
+	m := llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, Content: result, Data: data}
 	conv.Messages = append(conv.Messages, m)
-	return a.Journal.Append(transcript.Record{Type: transcript.TypeMessage, Step: step, Message: &m, ToolError: failed})
+	return a.Journal.Append(transcript.Record{Type: transcript.TypeMessage, Step: step, Message: &m, ToolError: data.Failed})
 }
 
 func (a *Agent) stop(kind StopKind, reason string) (Outcome, error) {

@@ -2,11 +2,13 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -87,7 +89,7 @@ func (e *env) transcript(t *testing.T) []transcript.Record {
 
 func TestSmallJobCompletes(t *testing.T) {
 	e := newEnv(t, fakellm.Script(fakellm.SmallJob(docName, quote)...))
-	out, err := e.agent(t).Start(context.Background(), "Job a. Input: input/policy.txt")
+	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "Job a. Input: input/policy.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,7 @@ func TestToolCallsRunInOrderAndErrorsGoBack(t *testing.T) {
 	))
 	a := e.agent(t)
 	a.Limits.MaxSteps = 1
-	out, err := a.Start(context.Background(), "go")
+	out, err := a.Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.StepLimit {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
@@ -150,9 +152,79 @@ func TestToolCallsRunInOrderAndErrorsGoBack(t *testing.T) {
 	}
 }
 
+// Every tool message carries data: the tool's own (read_file's lines), or
+// what the loop made of a call that did not run as sent. The transcript
+// keeps it, so a rebuilt conversation holds the same; the first message
+// keeps the data it was started with.
+func TestToolResultsCarryData(t *testing.T) {
+	e := newEnv(t, fakellm.Script(
+		[]llm.ToolCall{
+			fakellm.Call("", "write_file", `{"path":"notes/a.md","content":"first"}`),
+			fakellm.Call("", "read_file", `{"path":"notes/a.md"}`),
+			fakellm.Call("", "write_file", `{"path":"notes/a.md",`), // not JSON
+			fakellm.Call("", "delete_everything", `{}`),
+			fakellm.Call("", "read_file", `{"path":"notes/missing.md"}`),
+		},
+	))
+	a := e.agent(t)
+	a.Limits.MaxSteps = 2
+	first := llm.Message{Content: "go", Data: llm.MessageData{Value: llm.ValueOf(workspace.Assignment{Job: "a", Inputs: []string{docName}})}}
+	if _, err := a.Start(context.Background(), first); err != nil {
+		t.Fatal(err)
+	}
+	var results []llm.Message
+	for _, r := range e.transcript(t) {
+		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool {
+			results = append(results, *r.Message)
+			if r.ToolError != r.Message.Data.Failed {
+				t.Errorf("%s: tool_error %v, data %+v", r.Message.ToolCallID, r.ToolError, r.Message.Data)
+			}
+		}
+	}
+	// The script sends its step again, since a call of it did not run.
+	if len(results) != 10 {
+		t.Fatalf("%d results", len(results))
+	}
+	var lines tools.FileLines
+	want := tools.FileLines{Path: "notes/a.md", First: 1, Lines: []string{"first"}, Total: 1}
+	if d := results[0].Data; d.Failed || d.Kind != "" || d.Value != nil {
+		t.Errorf("write_file's data = %+v", d)
+	}
+	if d := results[1].Data; d.Failed || d.Kind != "" || !d.Decode(&lines) || !reflect.DeepEqual(lines, want) {
+		t.Errorf("read_file's data = %+v (%+v)", d, lines)
+	}
+	if d := results[2].Data; !d.Failed || d.Kind != agent.KindNotRun || !agent.NotRun(d) {
+		t.Errorf("data of a call whose arguments are not JSON = %+v", d)
+	}
+	if d := results[3].Data; !d.Failed || d.Kind != agent.KindUnknownTool || agent.NotRun(d) {
+		t.Errorf("data of a call of no tool = %+v", d)
+	}
+	if d := results[4].Data; !d.Failed || d.Kind != "" {
+		t.Errorf("data of a failed read = %+v", d)
+	}
+	// The same read again: answered as a repeat, with the read's data.
+	lines = tools.FileLines{}
+	if d := results[6].Data; d.Failed || d.Kind != agent.KindRepeat || !d.Decode(&lines) || !reflect.DeepEqual(lines, want) || !agent.IsRepeat(results[6].Content) {
+		t.Errorf("data of a repeat = %+v (%+v)", d, lines)
+	}
+	conv, _ := agent.Rebuild(e.transcript(t))
+	if !reflect.DeepEqual(conv.Messages[0], llm.Message{Role: llm.RoleUser, Content: "go", Data: first.Data}) {
+		t.Errorf("first message = %+v", conv.Messages[0])
+	}
+	var rebuilt []llm.Message
+	for _, m := range conv.Messages {
+		if m.Role == llm.RoleTool {
+			rebuilt = append(rebuilt, m)
+		}
+	}
+	if !reflect.DeepEqual(rebuilt, results) {
+		t.Errorf("rebuilt tool messages differ from those recorded")
+	}
+}
+
 func TestTextOnlyAnswersGetRemindersThenStop(t *testing.T) {
 	e := newEnv(t, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "I think I am finished."} })
-	out, err := e.agent(t).Start(context.Background(), "go")
+	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.ModelGaveUp || !out.Kind.Resumable() {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
@@ -176,12 +248,15 @@ func TestReminderNamesOpenTasks(t *testing.T) {
 	})
 	a := e.agent(t)
 	a.Limits.MaxSteps = 2
-	a.Start(context.Background(), "go")
+	a.Start(context.Background(), llm.Message{Content: "go"})
 	recs := e.transcript(t)
 	var reminder string
 	for _, r := range recs {
 		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleUser && r.Step == 2 {
 			reminder = r.Message.Content
+			if r.Message.Data.Kind != agent.KindReminder {
+				t.Errorf("the reminder's data = %+v", r.Message.Data)
+			}
 		}
 	}
 	if !strings.Contains(reminder, "task 1 (pending): Extract") || !strings.Contains(reminder, "output/requirements.json does not exist yet") {
@@ -192,7 +267,7 @@ func TestReminderNamesOpenTasks(t *testing.T) {
 func TestRepeatedToolFailureStops(t *testing.T) {
 	bad := fakellm.Call("", "read_file", `{"path":"../secret"}`)
 	e := newEnv(t, fakellm.Script([]llm.ToolCall{bad}, []llm.ToolCall{bad, fakellm.Call("", "read_plan", `{}`)}, []llm.ToolCall{bad, fakellm.Call("", "get_progress", `{}`)}, []llm.ToolCall{bad}))
-	out, err := e.agent(t).Start(context.Background(), "go")
+	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.ToolFailures || !strings.Contains(out.Reason, "read_file failed in 3 answers in a row") || !strings.Contains(out.Reason, "leaves the workspace") {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
@@ -229,7 +304,7 @@ func TestParallelFailuresCountOnceAnAnswer(t *testing.T) {
 	steps := append(fakellm.SmallJob(docName, quote)[:1], burst, burst[:3], fixed)
 	steps = append(steps, fakellm.SmallJob(docName, quote)[1:]...)
 	e := newEnv(t, fakellm.Script(steps...))
-	out, err := e.agent(t).Start(context.Background(), "go")
+	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.Completed {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
@@ -258,11 +333,14 @@ func TestToolThatKeepsFailingIsRefused(t *testing.T) {
 	e := newEnv(t, fakellm.Script(steps...))
 	a := e.agent(t)
 	a.Limits.MaxSteps = len(steps)
-	out, _ := a.Start(context.Background(), "go")
+	out, _ := a.Start(context.Background(), llm.Message{Content: "go"})
 	var refused bool
 	for _, r := range e.transcript(t) {
 		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool && strings.Contains(r.Message.Content, "read_file is disabled for the rest of this run") {
 			refused = true
+			if d := r.Message.Data; d.Kind != agent.KindDisabled || !d.Failed || !r.ToolError {
+				t.Errorf("a refused call's data = %+v", d)
+			}
 		}
 	}
 	if !refused {
@@ -282,7 +360,7 @@ func TestLimits(t *testing.T) {
 		e := newEnv(t, loop)
 		a := e.agent(t)
 		a.Limits.MaxSteps = 4
-		out, _ := a.Start(context.Background(), "go")
+		out, _ := a.Start(context.Background(), llm.Message{Content: "go"})
 		if out.Kind != agent.StepLimit || out.Totals.Steps != 4 || len(e.srv.Requests()) != 4 {
 			t.Fatalf("outcome = %+v after %d requests", out, len(e.srv.Requests()))
 		}
@@ -291,7 +369,7 @@ func TestLimits(t *testing.T) {
 		e := newEnv(t, loop)
 		a := e.agent(t)
 		a.Limits.MaxTokens = 1
-		out, _ := a.Start(context.Background(), "go")
+		out, _ := a.Start(context.Background(), llm.Message{Content: "go"})
 		if out.Kind != agent.TokenLimit || out.Totals.Steps != 1 {
 			t.Fatalf("outcome = %+v", out)
 		}
@@ -302,7 +380,7 @@ func TestLimits(t *testing.T) {
 		// Every call costs 4 cents; the budget of 10 cents allows three.
 		a.Price = func(model string, u llm.Usage) float64 { return 0.04 }
 		a.Limits.MaxCost = 0.10
-		out, _ := a.Start(context.Background(), "go")
+		out, _ := a.Start(context.Background(), llm.Message{Content: "go"})
 		if out.Kind != agent.CostLimit || out.Totals.Steps != 3 || math.Abs(out.Totals.CostUSD-0.12) > 1e-9 || !strings.Contains(out.Reason, "$0.10") {
 			t.Fatalf("outcome = %+v", out)
 		}
@@ -315,7 +393,7 @@ func TestLimits(t *testing.T) {
 
 func TestModelFailureIsResumableStop(t *testing.T) {
 	e := newEnv(t, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 503, Body: "overloaded"} })
-	out, err := e.agent(t).Start(context.Background(), "go")
+	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.ModelFailed || !strings.Contains(out.Reason, "failed 5 times: HTTP 503") || len(e.srv.Requests()) != 5 {
 		t.Fatalf("outcome = %+v, %v after %d requests", out, err, len(e.srv.Requests()))
 	}
@@ -330,12 +408,12 @@ func TestInterruptAndResume(t *testing.T) {
 			cancel()
 		}
 	})
-	out, err := e.agent(t).Start(ctx, "go")
+	out, err := e.agent(t).Start(ctx, llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.Interrupted {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
 	recs := e.transcript(t)
-	resumed, err := e.agent(t).Resume(context.Background(), recs, "go")
+	resumed, err := e.agent(t).Resume(context.Background(), recs, llm.Message{Content: "go"})
 	if err != nil || resumed.Kind != agent.Completed {
 		t.Fatalf("resumed outcome = %+v, %v", resumed, err)
 	}
@@ -359,13 +437,28 @@ func TestResumeAnswersDanglingCalls(t *testing.T) {
 	w.Append(transcript.Record{Type: transcript.TypeMessage, Step: 1, Message: &llm.Message{Role: llm.RoleTool, ToolCallID: "s1_1", Content: "1\t# Instructions"}})
 	os.WriteFile(filepath.Join(e.job.Dir, ".agent", "transcript.jsonl"), append([]byte(e.file(".agent/transcript.jsonl")), `{"type":"message","step":1,"mess`...), 0o644)
 
-	out, err := e.agent(t).Resume(context.Background(), e.transcript(t), "go")
+	out, err := e.agent(t).Resume(context.Background(), e.transcript(t), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.Completed {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
 	first := e.srv.Requests()[0].Messages
 	if len(first) != 5 || first[3].ToolCallID != "s1_2" || first[3].Content != agent.InterruptedResult || first[4].Content != agent.ResumeNote {
 		t.Fatalf("first request after resume: %+v", first)
+	}
+	// The transcript says what these messages are (read line by line: the
+	// torn line now stands in its middle).
+	var msgs []llm.Message
+	for _, line := range strings.Split(e.file(transcript.File), "\n") {
+		var r transcript.Record
+		if json.Unmarshal([]byte(line), &r) == nil && r.Message != nil {
+			msgs = append(msgs, *r.Message)
+		}
+	}
+	if d := msgs[3].Data; msgs[3].ToolCallID != "s1_2" || d.Kind != agent.KindInterrupted || !d.Failed || !agent.NotRun(d) {
+		t.Errorf("the interrupted call's data = %+v", d)
+	}
+	if d := msgs[4].Data; msgs[4].Content != agent.ResumeNote || d.Kind != agent.KindResume {
+		t.Errorf("the resume note's data = %+v", d)
 	}
 }
 
@@ -380,7 +473,7 @@ func TestContextOverflowCallsHook(t *testing.T) {
 	h := &shortener{}
 	a.Hook = h
 	a.Limits.MaxSteps = 3
-	out, err := a.Start(context.Background(), "go")
+	out, err := a.Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,26 @@ const ResumeNote = "The job was interrupted and has now been resumed. Files writ
 const InterruptedResult = "error: this call was interrupted when the job stopped, and it is not known whether it took effect. " +
 	"Check the workspace (list_files, read_file) before repeating it."
 
+// Kinds of the messages the loop writes itself (llm.MessageData.Kind).
+const (
+	// Tool results of calls that did not run as sent:
+	KindNotRun      = "not_run"      // arguments unreadable or cut off, or the job stopped during the step
+	KindInterrupted = "interrupted"  // cut off by an interruption: it may or may not have taken effect
+	KindRepeat      = "repeat"       // repeats an earlier call whose result, unchanged, is still in the conversation
+	KindUnknownTool = "unknown_tool" // the call names no tool
+	KindDisabled    = "disabled"     // the tool is refused for the rest of the run
+	// User messages:
+	KindResume   = "resume"   // ResumeNote
+	KindReminder = "reminder" // after an answer without a call that could run
+)
+
+// notRunData is the data of the result of a call that did not run.
+func notRunData() llm.MessageData { return llm.MessageData{Kind: KindNotRun, Failed: true} }
+
+// NotRun reports whether a tool message's data says the call did not run,
+// or may not have; it is DidNotRun for programs that read data.
+func NotRun(d llm.MessageData) bool { return d.Kind == KindNotRun || d.Kind == KindInterrupted }
+
 // DidNotRun reports whether a tool result says the call did not run, or
 // may not have: cut off by an interruption, skipped because the job
 // stopped during its step, cut off at the model's output limit, or sent
@@ -84,26 +104,26 @@ func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 
 // Resume continues a job from its transcript: it answers every tool call
 // left without a result, tells the model it was resumed, and runs the loop.
-// An empty transcript starts the job afresh with firstMessage.
-func (a *Agent) Resume(ctx context.Context, recs []transcript.Record, firstMessage string) (Outcome, error) {
+// An empty transcript starts the job afresh with first.
+func (a *Agent) Resume(ctx context.Context, recs []transcript.Record, first llm.Message) (Outcome, error) {
 	conv, totals := Rebuild(recs)
-	return a.ResumeRebuilt(ctx, conv, totals, firstMessage)
+	return a.ResumeRebuilt(ctx, conv, totals, first)
 }
 
 // ResumeRebuilt is Resume for a caller that has rebuilt the transcript
 // already (and shows its totals before the loop starts).
-func (a *Agent) ResumeRebuilt(ctx context.Context, conv *Conversation, totals Totals, firstMessage string) (Outcome, error) {
+func (a *Agent) ResumeRebuilt(ctx context.Context, conv *Conversation, totals Totals, first llm.Message) (Outcome, error) {
 	a.totals = totals
 	if err := a.Journal.Append(transcript.Record{Type: transcript.TypeResume, Step: totals.Steps, Note: "resumed"}); err != nil {
 		return Outcome{}, err
 	}
 	if len(conv.Messages) == 0 {
-		return a.Start(ctx, firstMessage)
+		return a.Start(ctx, first)
 	}
 	if err := a.repair(conv); err != nil {
 		return Outcome{}, err
 	}
-	if err := a.add(conv, totals.Steps, llm.Message{Role: llm.RoleUser, Content: ResumeNote}); err != nil {
+	if err := a.add(conv, totals.Steps, llm.Message{Role: llm.RoleUser, Content: ResumeNote, Data: llm.MessageData{Kind: KindResume}}); err != nil {
 		return Outcome{}, err
 	}
 	if err := llm.Validate(conv.Messages); err != nil {
@@ -158,7 +178,7 @@ func (a *Agent) repair(conv *Conversation) error {
 	step := a.totals.Steps
 	for _, tc := range conv.Messages[last].ToolCalls {
 		if !answered[tc.ID] {
-			if err := a.addTool(conv, step, tc, InterruptedResult, true); err != nil {
+			if err := a.addTool(conv, step, tc, InterruptedResult, llm.MessageData{Kind: KindInterrupted, Failed: true}); err != nil {
 				return err
 			}
 		}

@@ -27,7 +27,7 @@ func toolResults(t *testing.T, e *env) []string {
 // the job as a loop, resumable.
 func TestRepeatedCallsAreAnsweredShortThenStopAsALoop(t *testing.T) {
 	e := newEnv(t, fakellm.Looping(fakellm.Call("", "read_file", `{"path":"instructions.md"}`)))
-	out, err := e.agent(t).Start(context.Background(), "go")
+	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.Loop || !out.Kind.Resumable() || !strings.Contains(out.Reason, `read_file {"path":"instructions.md"}`) {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
@@ -60,7 +60,7 @@ func TestRepeatOfAChangedFileIsAnsweredInFull(t *testing.T) {
 	))
 	a := e.agent(t)
 	a.Limits.MaxSteps = 5
-	a.Start(context.Background(), "go")
+	a.Start(context.Background(), llm.Message{Content: "go"})
 	results := toolResults(t, e)
 	if len(results) != 5 || !strings.Contains(results[3], "1\tsecond") || !strings.Contains(results[3], "this call repeats your call in step 2; the result has changed since") ||
 		!strings.HasPrefix(results[4], "This call repeats your call in step 4 exactly") {
@@ -82,7 +82,7 @@ func TestAnswersCutOffAtTheOutputLimit(t *testing.T) {
 		}
 		return fakellm.ReasoningPastTheLimit()(r)
 	}))
-	out, err := e.agent(t).Start(context.Background(), "go")
+	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.OutputLimit || !strings.Contains(out.Reason, "cut off at its output limit") {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
@@ -125,7 +125,7 @@ func TestToolCallsWrittenAsText(t *testing.T) {
 	})
 	a := e.agent(t)
 	a.Limits.MaxSteps = 3
-	a.Start(context.Background(), "go")
+	a.Start(context.Background(), llm.Message{Content: "go"})
 	if !strings.Contains(e.file("plan.json"), `"Read"`) {
 		t.Fatal("the call written as text did not run")
 	}
@@ -159,7 +159,7 @@ func TestResumeRepairsArgumentsThatAreNotJSON(t *testing.T) {
 	w.Append(transcript.Record{Type: transcript.TypeMessage, Step: 1, Message: &llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
 		{ID: "x1", Name: "write_file", Arguments: `{"path":"notes/a.md","content":"cut`}}}})
 	w.Append(transcript.Record{Type: transcript.TypeMessage, Step: 1, Message: &llm.Message{Role: llm.RoleTool, ToolCallID: "x1", Content: "error: invalid arguments"}})
-	out, err := e.agent(t).Resume(context.Background(), e.transcript(t), "go")
+	out, err := e.agent(t).Resume(context.Background(), e.transcript(t), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.Completed {
 		t.Fatalf("outcome = %+v, %v", out, err)
 	}
@@ -179,7 +179,7 @@ func TestAnswerCutOffBetweenCalls(t *testing.T) {
 	})
 	a := e.agent(t)
 	a.Limits.MaxSteps = 2
-	a.Start(context.Background(), "go")
+	a.Start(context.Background(), llm.Message{Content: "go"})
 	results := toolResults(t, e)
 	if e.file("notes/a.md") != "whole" || len(results) != 1 || !strings.Contains(results[0], "your answer reached the output limit after this call") {
 		t.Fatalf("results = %q", results)
@@ -197,7 +197,7 @@ func TestTextWithAReadableAndAnUnknownCall(t *testing.T) {
 	})
 	a := e.agent(t)
 	a.Limits.MaxSteps = 2
-	a.Start(context.Background(), "go")
+	a.Start(context.Background(), llm.Message{Content: "go"})
 	results := toolResults(t, e)
 	if len(results) != 1 || !strings.Contains(results[0], "plan written") || !strings.Contains(results[0], `your text also has what looks like a tool call that was not run: <tool_call> tags naming "format_disk"`) {
 		t.Fatalf("results = %q", results)

@@ -6,8 +6,12 @@ import (
 	"strconv"
 	"strings"
 
+	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/llm"
+	"creator/planner"
+	"creator/tools"
+	"creator/workspace"
 )
 
 // conversation is the request as the built-in model reads it: steps (an
@@ -23,11 +27,13 @@ type step struct {
 }
 
 type callResult struct {
-	call    llm.ToolCall
-	args    map[string]any
-	result  string
-	ok      bool // answered, without an error, and still visible
-	cleared bool // answered, but context management replaced the result
+	call     llm.ToolCall
+	args     map[string]any
+	result   string          // the text, to pass on (never parsed)
+	data     llm.MessageData // what the result says, as data
+	answered bool
+	ok       bool // answered, without an error, and still visible
+	cleared  bool // answered, but context management replaced the result
 }
 
 // done is true for a call that most likely succeeded: its result says so,
@@ -57,20 +63,15 @@ type facts struct {
 	profilesWritten  bool
 	finalized        bool
 	finalizeNote     string
-	finalizeFailed   string
+	finalizeFailed   bool
+	broken           []string // the files the failed finalize_output named
 	cleanedUp        bool
 	processed        map[int]bool // chunks whose requirements a step announced and saved
 	summaryUpTo      int          // the last chunk a summary says was processed
 }
 
-var (
-	inputRE      = regexp.MustCompile(`input/([^\s,()]+) \(`)
-	extractedRE  = regexp.MustCompile(`^extracted input/(\S+) \(.*?\) to (\S+):`)
-	chunkedRE    = regexp.MustCompile(`^chunked (\S+) into .*?files chunks/chunk_(\d+)\.md … chunks/chunk_(\d+)\.md`)
-	checkItemRE  = regexp.MustCompile(`(?m)^\[(x| |>)\] (\d+)\. (.+?)(?:   ← in progress)?$`)
-	chunkPathRE  = regexp.MustCompile(`^chunks/chunk_(\d+)\.md$`)
-	numberedLine = regexp.MustCompile(`^\s*\d+\t(.*)$`)
-)
+// chunkPathRE matches the chunk files this model reads.
+var chunkPathRE = regexp.MustCompile(`^chunks/chunk_(\d+)\.md$`)
 
 func readConversation(msgs []llm.Message) *conversation {
 	c := &conversation{facts: &facts{extracted: map[string]string{}, chunked: map[string]chunkRange{}, processed: map[int]bool{}}}
@@ -82,19 +83,14 @@ func readConversation(msgs []llm.Message) *conversation {
 		case llm.RoleUser:
 			if firstUser {
 				firstUser = false
-				for _, g := range inputRE.FindAllStringSubmatch(m.Content, -1) {
-					f.inputs = appendNew(f.inputs, g[1])
+				var job workspace.Assignment
+				m.Data.Decode(&job)
+				for _, name := range job.Inputs {
+					f.inputs = appendNew(f.inputs, name)
 				}
 				continue
 			}
-			// A summary or a resume note: the plan is in plan.json.
-			if items := checkItemRE.FindAllStringSubmatch(m.Content, -1); len(items) > 0 {
-				f.plan = parseChecklist(items)
-			}
-			if g := summaryUpToRE.FindStringSubmatch(m.Content); g != nil {
-				f.summaryUpTo, _ = strconv.Atoi(g[1])
-			}
-			f.planWritten = f.planWritten || strings.Contains(m.Content, "read_plan") || strings.Contains(strings.ToLower(m.Content), "summary")
+			f.readNote(m)
 		case llm.RoleAssistant:
 			// A step that saves a chunk's requirements names the chunk
 			// first ("chunk_022: 3 requirement(s)."); from then on the chunk
@@ -115,9 +111,9 @@ func readConversation(msgs []llm.Message) *conversation {
 				cr := callResult{call: tc, args: map[string]any{}}
 				json.Unmarshal([]byte(tc.Arguments), &cr.args)
 				if res, ok := results[tc.ID]; ok {
-					cr.result = res.Content
-					cr.cleared = strings.HasPrefix(res.Content, "[cleared:")
-					cr.ok = !strings.HasPrefix(res.Content, "error:") && !cr.cleared
+					cr.result, cr.data, cr.answered = res.Content, res.Data, true
+					cr.cleared = res.Data.Cleared
+					cr.ok = !res.Data.Failed && !cr.cleared
 				}
 				s.calls = append(s.calls, cr)
 			}
@@ -134,6 +130,21 @@ func readConversation(msgs []llm.Message) *conversation {
 	return c
 }
 
+// readNote takes in a user message after the first: a summary (with the
+// plan of its brief), a resume note, a reminder.
+func (f *facts) readNote(m llm.Message) {
+	var summary compaction.SummaryData
+	if m.Data.Kind == compaction.KindSummary && m.Data.Decode(&summary) && len(summary.Plan) > 0 {
+		f.plan = planOf(summary.Plan)
+	}
+	// This model's own summaries say how far it got.
+	if g := summaryUpToRE.FindStringSubmatch(m.Content); g != nil {
+		f.summaryUpTo, _ = strconv.Atoi(g[1])
+	}
+	// After a summary or a resume the plan is in plan.json.
+	f.planWritten = f.planWritten || m.Data.Kind == agent.KindResume || m.Data.Kind == compaction.KindSummary
+}
+
 // resolveRepeats gives a call answered as a repeat of an earlier one the
 // earlier call's result, which is what the answer points to: the latest
 // identical call that succeeded (one cut off by an interruption, say, is
@@ -146,9 +157,9 @@ func (c *conversation) resolveRepeats() {
 	for _, s := range c.steps {
 		for i, cr := range s.calls {
 			key := agent.CallKey(cr.call)
-			if agent.IsRepeat(cr.result) {
+			if cr.data.Kind == agent.KindRepeat {
 				if earlier, ok := last[key]; ok {
-					s.calls[i].result, s.calls[i].ok, s.calls[i].cleared = earlier.result, earlier.ok, earlier.cleared
+					s.calls[i].result, s.calls[i].data, s.calls[i].ok, s.calls[i].cleared = earlier.result, earlier.data, earlier.ok, earlier.cleared
 				}
 				continue
 			}
@@ -162,7 +173,7 @@ func (c *conversation) resolveRepeats() {
 func (c *conversation) hasRepeats() bool {
 	for _, s := range c.steps {
 		for _, cr := range s.calls {
-			if agent.IsRepeat(cr.result) {
+			if cr.data.Kind == agent.KindRepeat {
 				return true
 			}
 		}
@@ -178,54 +189,33 @@ func (f *facts) apply(cr callResult, latest bool) {
 			f.instructionsRead = true
 		}
 	case "list_files":
-		if cr.ok && strings.TrimSuffix(cr.path(), "/") == "input" && len(f.inputs) == 0 {
-			f.inputs = inputNames(cr.result)
+		var listing tools.Listing
+		if cr.ok && strings.TrimSuffix(cr.path(), "/") == "input" && len(f.inputs) == 0 && cr.data.Decode(&listing) {
+			f.inputs = inputNames(listing)
 		}
 	case "extract_document_text":
-		if m := extractedRE.FindStringSubmatch(cr.result); cr.ok && m != nil {
-			f.extracted[m[1]] = m[2]
+		var x tools.Extracted
+		if cr.ok && cr.data.Decode(&x) && strings.HasPrefix(x.Source, "input/") {
+			f.extracted[strings.TrimPrefix(x.Source, "input/")] = x.Output
 		}
 	case "chunk_document":
-		if m := chunkedRE.FindStringSubmatch(cr.result); cr.ok && m != nil {
-			first, _ := strconv.Atoi(m[2])
-			last, _ := strconv.Atoi(m[3])
-			if doc := f.documentOf(m[1], cr.path()); doc != "" {
-				f.chunked[doc] = chunkRange{first, last}
+		var ch tools.Chunked
+		if cr.ok && cr.data.Decode(&ch) {
+			if doc := f.documentOf(ch.Source, cr.path()); doc != "" {
+				f.chunked[doc] = chunkRange{ch.First, ch.Last}
 			}
 		}
 	case "write_plan":
-		if !cr.done() {
-			return
-		}
-		f.planWritten = true
-		old := map[string]string{}
-		for _, t := range f.plan {
-			old[t.text] = t.status
-		}
-		var texts []string
-		if raw, ok := cr.args["tasks"].([]any); ok {
-			for _, t := range raw {
-				if s, ok := t.(string); ok {
-					texts = append(texts, s)
-				}
-			}
-		}
-		if len(texts) == 0 {
-			return // arguments shortened: the plan stays as known
-		}
-		f.plan = nil
-		for i, t := range texts {
-			st := old[t]
-			if st == "" {
-				st = "pending"
-			}
-			f.plan = append(f.plan, task{n: i + 1, text: t, status: st})
+		if cr.done() {
+			f.replacePlan(cr.args)
 		}
 	case "read_plan":
-		if items := checkItemRE.FindAllStringSubmatch(cr.result, -1); cr.ok && len(items) > 0 {
-			f.plan = parseChecklist(items)
+		var p tools.PlanData
+		cr.data.Decode(&p)
+		if cr.ok && len(p.Tasks) > 0 {
+			f.plan = planOf(p.Tasks)
 			f.planWritten = true
-		} else if strings.Contains(cr.result, "no plan yet") {
+		} else if p.NoPlan {
 			f.planWritten = false
 		}
 	case "start_task", "complete_task":
@@ -239,14 +229,45 @@ func (f *facts) apply(cr callResult, latest bool) {
 		}
 	case "finalize_output":
 		if cr.ok {
-			f.finalized, f.finalizeNote, f.finalizeFailed = true, cr.result, ""
-		} else if cr.result != "" {
-			f.finalized, f.finalizeFailed, f.cleanedUp = false, cr.result, false
+			f.finalized, f.finalizeNote, f.finalizeFailed, f.broken = true, cr.result, false, nil
+		} else if cr.answered {
+			var refused tools.FinalizeRefused
+			cr.data.Decode(&refused)
+			f.finalized, f.finalizeFailed, f.broken, f.cleanedUp = false, true, refused.Broken, false
 		}
 	case "delete_file":
-		if cr.ok && f.finalizeFailed != "" {
+		if cr.ok && f.finalizeFailed {
 			f.cleanedUp = true
 		}
+	}
+}
+
+// replacePlan takes in a plan this model wrote; a task whose text is
+// unchanged keeps its status, as in the planner.
+func (f *facts) replacePlan(args map[string]any) {
+	f.planWritten = true
+	old := map[string]string{}
+	for _, t := range f.plan {
+		old[t.text] = t.status
+	}
+	var texts []string
+	if raw, ok := args["tasks"].([]any); ok {
+		for _, t := range raw {
+			if s, ok := t.(string); ok {
+				texts = append(texts, s)
+			}
+		}
+	}
+	if len(texts) == 0 {
+		return // arguments shortened: the plan stays as known
+	}
+	f.plan = nil
+	for i, t := range texts {
+		st := old[t]
+		if st == "" {
+			st = "pending"
+		}
+		f.plan = append(f.plan, task{n: i + 1, text: t, status: st})
 	}
 }
 
@@ -278,14 +299,12 @@ func fileExt(name string) string {
 
 // inputNames reads the source documents from a listing of input/, leaving
 // out the texts extracted from them.
-func inputNames(listing string) []string {
+func inputNames(listing tools.Listing) []string {
 	var names []string
-	for _, line := range strings.Split(listing, "\n")[1:] {
-		fields := strings.Fields(line)
-		if len(fields) == 0 || strings.HasSuffix(fields[0], "/") {
-			continue
+	for _, e := range listing.Entries {
+		if !e.Dir {
+			names = append(names, e.Name)
 		}
-		names = append(names, fields[0])
 	}
 	var out []string
 	for _, n := range names {
@@ -309,12 +328,15 @@ func inputNames(listing string) []string {
 	return out
 }
 
-func parseChecklist(items [][]string) []task {
+// planOf takes in the plan's tasks; a status it does not know is pending.
+func planOf(tasks []planner.Task) []task {
 	var plan []task
-	for _, it := range items {
-		n, _ := strconv.Atoi(it[2])
-		st := map[string]string{"x": "completed", ">": "in_progress", " ": "pending"}[it[1]]
-		plan = append(plan, task{n: n, text: it[3], status: st})
+	for _, t := range tasks {
+		st := "pending"
+		if t.Status == planner.Completed || t.Status == planner.InProgress {
+			st = string(t.Status)
+		}
+		plan = append(plan, task{n: t.Number, text: t.Text, status: st})
 	}
 	return plan
 }
@@ -393,8 +415,6 @@ type chunkRead struct {
 	body    string
 }
 
-// lastChunkRead is the last chunk read in the latest step, if its result
-// is whole.
 // savesToRepeat returns the requirements of the last step that were never
 // saved because the call did not run: cut off or skipped when the job
 // stopped, or garbled on the way to the tools (an unknown tool name). Saving one again
@@ -408,8 +428,8 @@ func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
 	}
 	last := c.steps[len(c.steps)-1]
 	for _, cr := range last.calls {
-		garbled := strings.HasPrefix(cr.result, "error: there is no tool named")
-		if !(agent.DidNotRun(cr.result) || garbled) {
+		garbled := cr.data.Kind == agent.KindUnknownTool
+		if !(agent.NotRun(cr.data) || garbled) {
 			continue
 		}
 		cits, isSave := cr.args["citations"].([]any)
@@ -424,7 +444,7 @@ func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
 		if !isSave {
 			continue
 		}
-		if strings.Contains(cr.call.Arguments, "[shortened: ") {
+		if strings.Contains(cr.call.Arguments, compaction.Shortened) {
 			if len(cits) > 0 {
 				if cit, ok := cits[0].(map[string]any); ok {
 					if id, ok := cit["chunk"].(string); ok {
@@ -448,6 +468,8 @@ func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
 
 var chunkIDRE = regexp.MustCompile(`^chunk_(\d+)$`)
 
+// lastChunkRead is the last chunk read in the latest step, if its result
+// is whole.
 func (c *conversation) lastChunkRead() (chunkRead, bool) {
 	if len(c.steps) == 0 {
 		return chunkRead{}, false
@@ -465,7 +487,7 @@ func (c *conversation) lastChunkRead() (chunkRead, bool) {
 
 func parseChunk(cr callResult) (chunkRead, bool) {
 	n, _ := strconv.Atoi(chunkPathRE.FindStringSubmatch(cr.path())[1])
-	content, whole := fileContent(cr.result)
+	content, whole := fileContent(cr)
 	if !whole || !strings.HasPrefix(content, "[chunk_") {
 		return chunkRead{}, false
 	}
@@ -483,22 +505,17 @@ func parseChunk(cr callResult) (chunkRead, bool) {
 	return c, true
 }
 
-// fileContent rebuilds a file from read_file's numbered lines; whole is
-// false when the result says more lines remain.
-func fileContent(result string) (string, bool) {
+// fileContent is the file as read_file returned it; whole is false when
+// more lines remain.
+func fileContent(cr callResult) (string, bool) {
+	var read tools.FileLines
+	cr.data.Decode(&read)
 	var b strings.Builder
-	whole := true
-	for _, line := range strings.Split(result, "\n") {
-		if m := numberedLine.FindStringSubmatch(line); m != nil {
-			b.WriteString(m[1])
-			b.WriteByte('\n')
-			continue
-		}
-		if strings.HasPrefix(line, "[lines ") && strings.Contains(line, "more line") {
-			whole = false
-		}
+	for _, line := range read.Lines {
+		b.WriteString(line)
+		b.WriteByte('\n')
 	}
-	return b.String(), whole
+	return b.String(), read.Complete()
 }
 
 // profileReads returns the text of the profile chunks read in the latest
@@ -533,7 +550,7 @@ func (c *conversation) profiles() (map[string]profile, bool) {
 			var text string
 			switch {
 			case cr.call.Name == "read_file" && cr.ok && cr.path() == "notes/document.md":
-				text, _ = fileContent(cr.result)
+				text, _ = fileContent(cr)
 			case cr.call.Name == "write_file" && cr.path() == "notes/document.md":
 				text, _ = cr.args["content"].(string)
 			default:

@@ -16,8 +16,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/llm"
+	"creator/tools"
 )
 
 // Name is the model name that selects the built-in model.
@@ -117,32 +119,39 @@ func requestSize(req llm.Request) int {
 }
 
 var (
-	// A step that saves a chunk's requirements announces it; the rendered
-	// form is how the step appears in a summary request.
-	savedChunkRE    = regexp.MustCompile(`^chunk_(\d+): \d+ requirement`)
-	renderedChunkRE = regexp.MustCompile(`(?m)^assistant: chunk_(\d+): \d+ requirement`)
-	renderedSaveRE  = regexp.MustCompile(`(?m)^call save_requirement `)
-	summaryUpToRE   = regexp.MustCompile(`Chunks processed up to chunk_(\d+)\.`)
+	// A step that saves a chunk's requirements announces it; a summary of
+	// this model's says how far it got.
+	savedChunkRE  = regexp.MustCompile(`^chunk_(\d+): \d+ requirement`)
+	summaryUpToRE = regexp.MustCompile(`Chunks processed up to chunk_(\d+)\.`)
 )
 
-// summarize writes the built-in model's summary of the turns it is given:
-// how far it got, which it needs to continue; the plan is in the brief.
+// summarize writes the built-in model's summary of the turns it is given
+// (as the request's data): how far it got, which it needs to continue; the
+// plan is in the brief.
 func summarize(req llm.Request) string {
-	var text string
+	var turns []llm.Message
 	for _, m := range req.Messages {
-		text += m.Content + "\n"
-	}
-	saves := len(renderedSaveRE.FindAllString(text, -1))
-	last := 0
-	for _, m := range renderedChunkRE.FindAllStringSubmatch(text, -1) {
-		if n, _ := strconv.Atoi(m[1]); n > last {
-			last = n
+		if m.Data.Kind == compaction.KindTurns {
+			m.Data.Decode(&turns)
 		}
 	}
-	// An earlier summary in these turns carries its own count forward.
-	for _, m := range summaryUpToRE.FindAllStringSubmatch(text, -1) {
-		if n, _ := strconv.Atoi(m[1]); n > last {
-			last = n
+	saves, last := 0, 0
+	for _, m := range turns {
+		switch m.Role {
+		case llm.RoleAssistant:
+			for _, c := range m.ToolCalls {
+				if c.Name == "save_requirement" {
+					saves++
+				}
+			}
+			if g := savedChunkRE.FindStringSubmatch(strings.TrimSpace(m.Content)); g != nil {
+				last = max(last, atoi(g[1]))
+			}
+		case llm.RoleUser:
+			// An earlier summary in these turns carries its own count forward.
+			for _, g := range summaryUpToRE.FindAllStringSubmatch(m.Content, -1) {
+				last = max(last, atoi(g[1]))
+			}
 		}
 	}
 	var b strings.Builder
@@ -153,6 +162,11 @@ func summarize(req llm.Request) string {
 	}
 	b.WriteString("- Continue with the task in progress of the plan below; the document profile is in notes/document.md.\n")
 	return b.String()
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // call makes a tool call with JSON arguments.
@@ -186,26 +200,8 @@ func chunkPath(n int) string { return "chunks/" + chunkID(n) + ".md" }
 func (m *Model) next(st *conversation) (string, []llm.ToolCall) {
 	f := st.facts
 	if f.plan == nil {
-		switch {
-		case f.planWritten:
-			return "Looking at the plan.", []llm.ToolCall{call("read_plan", struct{}{})}
-		case !f.instructionsRead:
-			return "Reading the instructions first.", []llm.ToolCall{call("read_file", map[string]any{"path": "instructions.md", "limit": 60})}
-		case len(f.inputs) == 0:
-			return "Looking at the source documents.", []llm.ToolCall{call("list_files", map[string]any{"path": "input"})}
-		}
-		tasks := []string{taskRead}
-		for _, d := range f.inputs {
-			tasks = append(tasks, taskExtract(d))
-		}
-		for _, d := range f.inputs {
-			tasks = append(tasks, taskChunk(d))
-		}
-		tasks = append(tasks, taskProfile, taskFinalize)
-		return "Planning the job: extract, chunk, profile, then work through the chunks in groups.",
-			[]llm.ToolCall{call("write_plan", map[string]any{"tasks": tasks})}
+		return planJob(f)
 	}
-
 	cur := f.firstOpen()
 	if cur == nil {
 		if !f.finalized {
@@ -213,101 +209,148 @@ func (m *Model) next(st *conversation) (string, []llm.ToolCall) {
 		}
 		return "Every task of the plan is completed and the output is written.", nil
 	}
-	var calls []llm.ToolCall
+	s := &taskStep{task: cur}
 	if cur.status != "in_progress" {
-		calls = append(calls, call("start_task", map[string]any{"task_number": cur.n}))
+		s.add(call("start_task", map[string]any{"task_number": cur.n}))
 	}
-	done := func(notes string) {
-		calls = append(calls, call("complete_task", map[string]any{"task_number": cur.n, "notes": notes}))
-	}
-
+	var note string
 	switch {
 	case cur.text == taskRead:
-		done(fmt.Sprintf("read instructions.md; %d document(s) in input/: %s", len(f.inputs), strings.Join(f.inputs, ", ")))
-		return "The instructions are read and the documents are known.", calls
-
+		s.done(fmt.Sprintf("read instructions.md; %d document(s) in input/: %s", len(f.inputs), strings.Join(f.inputs, ", ")))
+		note = "The instructions are read and the documents are known."
 	case strings.HasPrefix(cur.text, "Extract the text of "):
-		doc := strings.TrimPrefix(cur.text, "Extract the text of ")
-		if out, ok := f.extracted[doc]; ok {
-			done("text in " + out)
-			return "Extracted " + doc + ".", calls
-		}
-		calls = append(calls, call("extract_document_text", map[string]any{"path": "input/" + doc}))
-		return "Extracting the text of " + doc + ".", calls
-
+		note = s.extract(f, strings.TrimPrefix(cur.text, "Extract the text of "))
 	case strings.HasPrefix(cur.text, "Split ") && strings.HasSuffix(cur.text, " into chunks"):
-		doc := strings.TrimSuffix(strings.TrimPrefix(cur.text, "Split "), " into chunks")
-		rng, ok := f.chunked[doc]
-		if !ok {
-			path := "input/" + doc
-			if out, ok := f.extracted[doc]; ok {
-				path = out
-			}
-			calls = append(calls, call("chunk_document", map[string]any{"path": path}))
-			return "Splitting " + doc + " into chunks.", calls
-		}
-		if f.lastChunkTask(cur.n) && !f.hasGroups() {
-			// All documents are chunked: one task per group of chunks.
-			var tasks []string
-			for _, t := range f.plan {
-				if t.text == taskFinalize {
-					tasks = append(tasks, m.groupTasks(f)...)
-				}
-				tasks = append(tasks, t.text)
-			}
-			calls = append(calls, call("write_plan", map[string]any{"tasks": tasks}))
-		}
-		done(fmt.Sprintf("%d chunks: %s to %s", rng.last-rng.first+1, chunkID(rng.first), chunkID(rng.last)))
-		return fmt.Sprintf("%s is in %d chunks.", doc, rng.last-rng.first+1), calls
-
+		note = m.chunk(f, s, strings.TrimSuffix(strings.TrimPrefix(cur.text, "Split "), " into chunks"))
 	case cur.text == taskProfile:
-		if f.profilesWritten {
-			done("notes/document.md: language, identifier and how each document marks requirements")
-			return "The documents are profiled.", calls
-		}
-		if texts, ok := st.profileReads(f, m.ProfileChunks); ok {
-			var b strings.Builder
-			b.WriteString("# Document profile\n\nHow each document writes its requirements; the rules for finding them follow from it.\n\n")
-			for _, d := range f.inputs {
-				b.WriteString(makeProfile(d, texts[d]).render() + "\n")
-			}
-			calls = append(calls, call("write_file", map[string]any{"path": "notes/document.md", "content": b.String()}))
-			done("notes/document.md: language, identifier and how each document marks requirements")
-			return "Writing the document profile.", calls
-		}
-		for _, d := range f.inputs {
-			rng := f.chunked[d]
-			for n := rng.first; n <= rng.last && n < rng.first+m.ProfileChunks; n++ {
-				calls = append(calls, call("read_file", map[string]any{"path": chunkPath(n), "limit": 2000}))
-			}
-		}
-		return "Reading the first chunks of each document to learn how it writes requirements.", calls
-
+		note = m.profile(st, f, s)
 	case groupRE.MatchString(cur.text):
 		g := groupRE.FindStringSubmatch(cur.text)
-		a, _ := strconv.Atoi(g[1])
-		b, _ := strconv.Atoi(g[2])
-		return m.workGroup(st, f, cur, a, b, calls)
-
+		return m.workGroup(st, f, cur, atoi(g[1]), atoi(g[2]), s.calls)
 	case cur.text == taskFinalize:
-		switch {
-		case f.finalized:
-			done(f.finalizeNote)
-			return "The output is written and valid.", calls
-		case f.finalizeFailed != "" && !f.cleanedUp:
-			// Remove what finalize_output refused, then build again.
-			for _, p := range brokenFiles(f.finalizeFailed) {
-				calls = append(calls, call("delete_file", map[string]any{"path": p}))
-			}
-			calls = append(calls, call("finalize_output", struct{}{}))
-			return "Removing requirements that finalize_output refused, then building the output again.", calls
-		}
-		calls = append(calls, call("finalize_output", struct{}{}))
-		return "Building the output.", calls
+		note = s.finalize(f)
+	default:
+		// A task this model did not write: mark it done so the plan can finish.
+		s.done("not part of the built-in method")
+		note = "Closing a task the built-in method does not cover."
 	}
-	// A task this model did not write: mark it done so the plan can finish.
-	done("not part of the built-in method")
-	return "Closing a task the built-in method does not cover.", calls
+	return note, s.calls
+}
+
+// planJob is the step before the plan is known: read the instructions,
+// look at the documents, write the plan (or read it again).
+func planJob(f *facts) (string, []llm.ToolCall) {
+	switch {
+	case f.planWritten:
+		return "Looking at the plan.", []llm.ToolCall{call("read_plan", struct{}{})}
+	case !f.instructionsRead:
+		return "Reading the instructions first.", []llm.ToolCall{call("read_file", map[string]any{"path": "instructions.md", "limit": 60})}
+	case len(f.inputs) == 0:
+		return "Looking at the source documents.", []llm.ToolCall{call("list_files", map[string]any{"path": "input"})}
+	}
+	tasks := []string{taskRead}
+	for _, d := range f.inputs {
+		tasks = append(tasks, taskExtract(d))
+	}
+	for _, d := range f.inputs {
+		tasks = append(tasks, taskChunk(d))
+	}
+	tasks = append(tasks, taskProfile, taskFinalize)
+	return "Planning the job: extract, chunk, profile, then work through the chunks in groups.",
+		[]llm.ToolCall{call("write_plan", map[string]any{"tasks": tasks})}
+}
+
+// taskStep is a step that works on one task of the plan.
+type taskStep struct {
+	task  *task
+	calls []llm.ToolCall
+}
+
+func (s *taskStep) add(c ...llm.ToolCall) { s.calls = append(s.calls, c...) }
+
+// done completes the task with notes.
+func (s *taskStep) done(notes string) {
+	s.add(call("complete_task", map[string]any{"task_number": s.task.n, "notes": notes}))
+}
+
+func (s *taskStep) extract(f *facts, doc string) string {
+	if out, ok := f.extracted[doc]; ok {
+		s.done("text in " + out)
+		return "Extracted " + doc + "."
+	}
+	s.add(call("extract_document_text", map[string]any{"path": "input/" + doc}))
+	return "Extracting the text of " + doc + "."
+}
+
+// chunk splits a document into chunks; after the last document, the plan
+// gets one task per group of chunks.
+func (m *Model) chunk(f *facts, s *taskStep, doc string) string {
+	rng, ok := f.chunked[doc]
+	if !ok {
+		path := "input/" + doc
+		if out, ok := f.extracted[doc]; ok {
+			path = out
+		}
+		s.add(call("chunk_document", map[string]any{"path": path}))
+		return "Splitting " + doc + " into chunks."
+	}
+	if f.lastChunkTask(s.task.n) && !f.hasGroups() {
+		var tasks []string
+		for _, t := range f.plan {
+			if t.text == taskFinalize {
+				tasks = append(tasks, m.groupTasks(f)...)
+			}
+			tasks = append(tasks, t.text)
+		}
+		s.add(call("write_plan", map[string]any{"tasks": tasks}))
+	}
+	s.done(fmt.Sprintf("%d chunks: %s to %s", rng.last-rng.first+1, chunkID(rng.first), chunkID(rng.last)))
+	return fmt.Sprintf("%s is in %d chunks.", doc, rng.last-rng.first+1)
+}
+
+// profile reads the first chunks of each document, then writes how each
+// marks its requirements to notes/document.md.
+func (m *Model) profile(st *conversation, f *facts, s *taskStep) string {
+	const notes = "notes/document.md: language, identifier and how each document marks requirements"
+	if f.profilesWritten {
+		s.done(notes)
+		return "The documents are profiled."
+	}
+	if texts, ok := st.profileReads(f, m.ProfileChunks); ok {
+		var b strings.Builder
+		b.WriteString("# Document profile\n\nHow each document writes its requirements; the rules for finding them follow from it.\n\n")
+		for _, d := range f.inputs {
+			b.WriteString(makeProfile(d, texts[d]).render() + "\n")
+		}
+		s.add(call("write_file", map[string]any{"path": "notes/document.md", "content": b.String()}))
+		s.done(notes)
+		return "Writing the document profile."
+	}
+	for _, d := range f.inputs {
+		rng := f.chunked[d]
+		for n := rng.first; n <= rng.last && n < rng.first+m.ProfileChunks; n++ {
+			s.add(call("read_file", map[string]any{"path": chunkPath(n), "limit": 2000}))
+		}
+	}
+	return "Reading the first chunks of each document to learn how it writes requirements."
+}
+
+// finalize builds the output; what finalize_output refused is removed
+// first, then it is built again.
+func (s *taskStep) finalize(f *facts) string {
+	switch {
+	case f.finalized:
+		s.done(f.finalizeNote)
+		return "The output is written and valid."
+	case f.finalizeFailed && !f.cleanedUp:
+		for _, p := range unique(f.broken) {
+			s.add(call("delete_file", map[string]any{"path": p}))
+		}
+		s.add(call("finalize_output", struct{}{}))
+		return "Removing requirements that finalize_output refused, then building the output again."
+	}
+	s.add(call("finalize_output", struct{}{}))
+	return "Building the output."
 }
 
 func (m *Model) groupTasks(f *facts) []string {
@@ -369,12 +412,10 @@ func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls
 	return "Reading " + chunkID(next) + ".", calls
 }
 
-var brokenRE = regexp.MustCompile(`requirements/req_\d+/final\.json`)
-
-func brokenFiles(msg string) []string {
+func unique(list []string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, p := range brokenRE.FindAllString(msg, -1) {
+	for _, p := range list {
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, p)
@@ -437,7 +478,7 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 	seen := map[string]bool{}
 	for _, x := range all {
 		quote := cleanQuote(x.s.text)
-		if len(strings.Fields(quote)) < 4 || seen[quote] || strings.Contains(quote, "… [line cut:") {
+		if len(strings.Fields(quote)) < 4 || seen[quote] || strings.Contains(quote, tools.LineCut) {
 			continue
 		}
 		seen[quote] = true

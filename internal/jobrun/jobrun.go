@@ -234,13 +234,16 @@ func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
 	return o, nil
 }
 
-// FirstMessage opens the conversation: the job and its input files.
-func FirstMessage(id string, info workspace.Info) string {
-	var docs []string
+// FirstMessage opens the conversation: the job and its input files, also
+// as data.
+func FirstMessage(id string, info workspace.Info) llm.Message {
+	var docs, names []string
 	for _, in := range info.Inputs {
 		docs = append(docs, fmt.Sprintf("input/%s (%s)", in.Name, humanize.Bytes(in.Bytes)))
+		names = append(names, in.Name)
 	}
-	return fmt.Sprintf("Job %s. Source documents: %s. Start by reading instructions.md.", id, strings.Join(docs, ", "))
+	return llm.Message{Content: fmt.Sprintf("Job %s. Source documents: %s. Start by reading instructions.md.", id, strings.Join(docs, ", ")),
+		Data: llm.MessageData{Value: llm.ValueOf(workspace.Assignment{Job: id, Inputs: names})}}
 }
 
 // conclude records how the run ended, writes the output of a job stopped

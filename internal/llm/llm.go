@@ -29,6 +29,55 @@ type Message struct {
 	// ToolCallID and ToolName identify the call a tool message answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	ToolName   string `json:"tool_name,omitempty"`
+	// Data is what the message says, as data for programs. It is never
+	// sent to a model server.
+	Data MessageData `json:"data,omitzero"`
+}
+
+// MessageData is a message's content as data: programs that read the
+// conversation (the built-in model, context management) read it instead of
+// the wording of the text, which is written for a model and may change.
+type MessageData struct {
+	// Kind says what a message is when its writer is not the obvious one:
+	// a tool result the loop wrote itself because the call did not run as
+	// sent, or a user message other than the job's first. Each package
+	// exports the kinds it writes.
+	Kind string `json:"kind,omitempty"`
+	// Failed marks a tool result that reports an error.
+	Failed bool `json:"failed,omitempty"`
+	// Cleared marks a tool result that context management replaced with a
+	// placeholder; Value is gone with the text.
+	Cleared bool `json:"cleared,omitempty"`
+	// Value is the content itself, as JSON: a tool's result data, or what
+	// the writer of a user message gives with it. Its type follows from
+	// the tool or the kind.
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// Decode reads Value into v; false when there is none or it does not fit.
+func (d MessageData) Decode(v any) bool {
+	return len(d.Value) > 0 && json.Unmarshal(d.Value, v) == nil
+}
+
+// ValueOf encodes v as a MessageData Value; nil gives none. Data types are
+// plain structs, which always encode; a value that does not gives none.
+func ValueOf(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// ToolResult is what a tool call gives: Text for the model, and Data, the
+// same result as values for programs. Data becomes the Value of the tool
+// message's MessageData; nil means the tool gives none.
+type ToolResult struct {
+	Text string
+	Data any
 }
 
 // ToolCall is a call of one tool requested by the model.

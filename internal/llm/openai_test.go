@@ -3,7 +3,9 @@ package llm_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -192,5 +194,36 @@ func TestRetryAfterDate(t *testing.T) {
 	}
 	if len(s.d) != 1 || s.d[0] < time.Second || s.d[0] > 3*time.Second {
 		t.Fatalf("waits = %v, want about 3s", s.d)
+	}
+}
+
+// A message's data is for programs on this side: the request body holds
+// its text, never its data.
+func TestDataIsNotSent(t *testing.T) {
+	var body []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"fine"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`)
+	}))
+	defer srv.Close()
+	r := req
+	r.Messages = []llm.Message{
+		{Role: llm.RoleUser, Content: "go", Data: llm.MessageData{Value: llm.ValueOf(map[string]string{"inputs": "first-secret"})}},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "a", Name: "read_plan", Arguments: "{}"}}},
+		{Role: llm.RoleTool, ToolCallID: "a", ToolName: "read_plan", Content: "the plan",
+			Data: llm.MessageData{Kind: "not_run", Failed: true, Cleared: true, Value: llm.ValueOf(map[string]string{"tasks": "tool-secret"})}},
+	}
+	resp, err := client(srv.URL, &sleeps{}).Complete(context.Background(), r)
+	if err != nil || resp.Content != "fine" {
+		t.Fatalf("resp = %+v, %v", resp, err)
+	}
+	for _, leak := range []string{"first-secret", "tool-secret", "not_run", `"data"`, `"failed"`, `"cleared"`} {
+		if strings.Contains(string(body), leak) {
+			t.Errorf("the request body holds %s:\n%s", leak, body)
+		}
+	}
+	if !strings.Contains(string(body), `"the plan"`) || !strings.Contains(string(body), `"go"`) {
+		t.Errorf("the request body lacks the messages' text:\n%s", body)
 	}
 }

@@ -69,11 +69,14 @@ type Record struct {
 }
 
 // Edit changes one message of the conversation in a clearing: the content
-// of a tool result, or the arguments of an assistant's tool calls.
+// of a tool result, or the arguments of an assistant's tool calls. Cleared
+// marks a tool result replaced by a placeholder: its data says so and keeps
+// no value.
 type Edit struct {
 	Index     int      `json:"index"`
 	Content   *string  `json:"content,omitempty"`
 	Arguments []string `json:"arguments,omitempty"`
+	Cleared   bool     `json:"cleared,omitempty"`
 }
 
 // Apply makes the edits of a clearing to a conversation.
@@ -85,6 +88,9 @@ func Apply(msgs []llm.Message, edits []Edit) {
 		m := &msgs[e.Index]
 		if e.Content != nil {
 			m.Content = *e.Content
+		}
+		if e.Cleared {
+			m.Data.Cleared, m.Data.Value = true, nil
 		}
 		if len(e.Arguments) == len(m.ToolCalls) {
 			calls := append([]llm.ToolCall(nil), m.ToolCalls...)

@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -77,5 +79,67 @@ func TestApplyEditsAClearing(t *testing.T) {
 	}
 	if calls[0].Arguments != `{"path":"x","content":"long"}` {
 		t.Error("apply changed the tool calls of another copy of the message")
+	}
+}
+
+// A message's data comes back from the transcript as it went in, so a
+// resumed job reads the same data as the run that wrote it.
+func TestRoundTripKeepsData(t *testing.T) {
+	msgs := []llm.Message{
+		{Role: llm.RoleUser, Content: "Job j.", Data: llm.MessageData{Value: json.RawMessage(`{"job":"j","inputs":["p.pdf"]}`)}},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "a", Name: "read_file", Arguments: `{"path":"x"}`}, {ID: "b", Name: "read_file", Arguments: "{}"}}},
+		{Role: llm.RoleTool, ToolCallID: "a", ToolName: "read_file", Content: "     1\tx", Data: llm.MessageData{Value: json.RawMessage(`{"path":"x","first":1,"lines":["x"],"total":1}`)}},
+		{Role: llm.RoleTool, ToolCallID: "b", ToolName: "read_file", Content: "error: not run", Data: llm.MessageData{Kind: "not_run", Failed: true}},
+		{Role: llm.RoleUser, Content: "Summary.", Data: llm.MessageData{Kind: "summary", Value: json.RawMessage(`{"plan":[]}`)}},
+	}
+	files := memFiles{}
+	w := NewWriter(files)
+	for i := range msgs {
+		if err := w.Append(Record{Type: TypeMessage, Step: 1, Message: &msgs[i]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Append(Record{Type: TypeCompaction, Kind: "summary", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := Load(files)
+	if err != nil || len(recs) != len(msgs)+1 {
+		t.Fatalf("%v, %d records", err, len(recs))
+	}
+	for i, m := range msgs {
+		if !reflect.DeepEqual(*recs[i].Message, m) {
+			t.Errorf("message %d came back as %+v, want %+v", i, *recs[i].Message, m)
+		}
+	}
+	if !reflect.DeepEqual(recs[len(msgs)].Messages, msgs) {
+		t.Errorf("a summary's messages came back as %+v", recs[len(msgs)].Messages)
+	}
+}
+
+// A clearing marks the results it replaces as cleared, and their value goes
+// with their text; the copy the clearing was made on keeps its own.
+func TestApplyMarksClearedResults(t *testing.T) {
+	value := json.RawMessage(`{"path":"x","first":1,"lines":["x"],"total":1}`)
+	msgs := []llm.Message{
+		{Role: llm.RoleUser, Content: "go"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "a", Name: "read_file", Arguments: `{"path":"x"}`}}},
+		{Role: llm.RoleTool, ToolCallID: "a", Content: "     1\tx", Data: llm.MessageData{Value: value}},
+	}
+	before := append([]llm.Message(nil), msgs...)
+	placeholder := "[cleared: read_file x]"
+	files := memFiles{}
+	if err := NewWriter(files).Append(Record{Type: TypeCompaction, Kind: "clear", Edits: []Edit{{Index: 2, Content: &placeholder, Cleared: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := Load(files)
+	if err != nil || len(recs) != 1 || !recs[0].Edits[0].Cleared {
+		t.Fatalf("%v, %+v", err, recs)
+	}
+	Apply(msgs, recs[0].Edits)
+	if got := msgs[2].Data; !got.Cleared || got.Value != nil || msgs[2].Content != placeholder {
+		t.Errorf("after apply: %+v", msgs[2])
+	}
+	if before[2].Data.Cleared || !reflect.DeepEqual(before[2].Data.Value, value) {
+		t.Errorf("apply changed another copy of the message: %+v", before[2])
 	}
 }

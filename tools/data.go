@@ -1,0 +1,67 @@
+package tools
+
+import "creator/planner"
+
+// The data some tools give with their text (llm.ToolResult.Data). A
+// program that reads the conversation decodes it from the tool message's
+// data, the type following from the tool's name, and so never depends on
+// the wording of the text.
+
+// FileLines is read_file's data: the lines it returned.
+type FileLines struct {
+	Path  string `json:"path"`  // relative to the job folder
+	First int    `json:"first"` // the number of the first line returned, from 1
+	// Lines are the lines as shown: one longer than MaxLineChars is cut
+	// and ends with LineCut.
+	Lines []string `json:"lines"`
+	Total int      `json:"total"` // the lines in the file
+}
+
+// Complete reports whether the lines returned reach the end of the file.
+func (f FileLines) Complete() bool { return f.First+len(f.Lines)-1 >= f.Total }
+
+// LineCut starts the note that ends a line read_file cut at MaxLineChars.
+const LineCut = "… [line cut:"
+
+// Listing is list_files's data: the entries of a folder, as far as shown.
+type Listing struct {
+	Path    string      `json:"path"` // relative to the job folder
+	Entries []ListEntry `json:"entries"`
+}
+
+// ListEntry is one entry of a listing.
+type ListEntry struct {
+	Name string `json:"name"`
+	Dir  bool   `json:"dir,omitempty"`
+}
+
+// Extracted is extract_document_text's data.
+type Extracted struct {
+	Source string `json:"source"` // the document, e.g. input/policy.pdf
+	Output string `json:"output"` // its text, e.g. input/policy.txt
+	Pages  int    `json:"pages"`
+}
+
+// Chunked is chunk_document's data: where the chunks of one text are.
+type Chunked struct {
+	Source   string `json:"source"`   // the text chunked, e.g. input/policy.txt
+	Document string `json:"document"` // the source document it is the text of
+	// First and Last are the numbers of its first and last chunk (5 for
+	// chunks/chunk_005.md); the chunks between them are its too.
+	First int `json:"first"`
+	Last  int `json:"last"`
+}
+
+// PlanData is read_plan's data: the tasks, or NoPlan (with the error) when
+// no plan is written yet.
+type PlanData struct {
+	NoPlan bool           `json:"no_plan,omitempty"`
+	Tasks  []planner.Task `json:"tasks,omitempty"`
+}
+
+// FinalizeRefused is finalize_output's data when it refuses to build the
+// output: the final.json files it names as broken (unreadable, invalid, or
+// holding another id), in the order of its message.
+type FinalizeRefused struct {
+	Broken []string `json:"broken"`
+}
