@@ -59,6 +59,14 @@ type PlanData struct {
 	Tasks  []planner.Task `json:"tasks,omitempty"`
 }
 
+// SavedRequirement is save_requirement's data: the requirement's id and
+// file, and whether it had been saved before (nothing changed then).
+type SavedRequirement struct {
+	ID        string `json:"id"`
+	File      string `json:"file"`
+	Duplicate bool   `json:"duplicate,omitempty"`
+}
+
 // FinalizeRefused is finalize_output's data when it refuses to build the
 // output: the final.json files it names as broken (unreadable, invalid, or
 // holding another id), in the order of its message.

@@ -39,7 +39,7 @@ func RequirementTools(files reqstore.FS) []Tool {
 		reflect.TypeFor[reqPriority](): enum(requirement.Priorities),
 	}}
 	return []Tool{
-		FuncWith("save_requirement", "Save one requirement. Each citation's quote must be copied exactly from the cited chunk (whitespace and words divided at line ends may differ); it is checked, and the page is taken from the chunk. Writes requirements/req_NNN/final.json and returns the id; saving the same requirement again returns its existing id.", opts, r.save),
+		FuncResultWith("save_requirement", "Save one requirement. Each citation's quote must be copied exactly from the cited chunk (whitespace and words divided at line ends may differ); it is checked, and the page is taken from the chunk. Writes requirements/req_NNN/final.json and returns the id; saving the same requirement again returns its existing id.", opts, r.save),
 		FuncResult("finalize_output", "Check every saved requirement again and build output/requirements.json (ordered by source position), output/summary.md and output/requirements.csv. Reports the problems instead if any requirement is invalid.", r.finalize),
 	}
 }
@@ -67,7 +67,7 @@ type saveArgs struct {
 	Rationale  string         `json:"rationale" jsonschema:"why this is a requirement: the cue and its context"`
 }
 
-func (r *reqTools) save(ctx context.Context, a saveArgs) (string, error) {
+func (r *reqTools) save(ctx context.Context, a saveArgs) (llm.ToolResult, error) {
 	draft := requirement.Record{
 		Title: a.Title, Text: a.Text, Type: string(a.Type), Category: string(a.Category), Priority: string(a.Priority),
 		Frameworks: a.Frameworks, Confidence: a.Confidence, Rationale: a.Rationale,
@@ -77,10 +77,11 @@ func (r *reqTools) save(ctx context.Context, a saveArgs) (string, error) {
 	}
 	saved, err := r.store.Save(draft)
 	if err != nil {
-		return "", err
+		return llm.ToolResult{}, err
 	}
+	data := SavedRequirement{ID: saved.ID, File: saved.File, Duplicate: saved.Duplicate}
 	if saved.Duplicate {
-		return fmt.Sprintf("already saved as %s (%s); nothing changed", saved.ID, saved.File), nil
+		return llm.ToolResult{Text: fmt.Sprintf("already saved as %s (%s); nothing changed", saved.ID, saved.File), Data: data}, nil
 	}
 	rec := saved.Record
 	msg := fmt.Sprintf("saved %s (%s): %s, %s, %s", rec.ID, saved.File, rec.Type, rec.Category, rec.Priority)
@@ -94,7 +95,7 @@ func (r *reqTools) save(ctx context.Context, a saveArgs) (string, error) {
 	for _, c := range saved.Corrections {
 		msg += "; " + correction(c)
 	}
-	return msg, nil
+	return llm.ToolResult{Text: msg, Data: data}, nil
 }
 
 // correction says how a citation field was read or corrected.

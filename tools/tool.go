@@ -80,6 +80,11 @@ func FuncResult[A any](name, description string, handler func(ctx context.Contex
 	return newFuncTool(name, description, nil, handler)
 }
 
+// FuncResultWith is FuncResult with options for the schema.
+func FuncResultWith[A any](name, description string, opts *jsonschema.ForOptions, handler func(ctx context.Context, args A) (llm.ToolResult, error)) Tool {
+	return newFuncTool(name, description, opts, handler)
+}
+
 func newFuncTool[A any](name, description string, opts *jsonschema.ForOptions, handler func(ctx context.Context, args A) (llm.ToolResult, error)) Tool {
 	schema, err := jsonschema.For[A](opts)
 	if err != nil {

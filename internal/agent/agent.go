@@ -86,6 +86,8 @@ type ToolCall struct {
 	Duration  time.Duration
 	Err       error
 	Result    string
+	// Data is the tool's data beside its text, as the tool gave it.
+	Data any
 	// Notes say what the loop read how before running it (a tool name,
 	// arguments repaired, a call written as text).
 	Notes []string
@@ -440,7 +442,7 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 	}
 	r.repeats.record(key, tc, step, result, outcome, err != nil, repeat)
 	if a.Observer != nil {
-		a.Observer.ToolCalled(ToolCall{Step: step, Name: tc.Name, Arguments: tc.Arguments, Duration: took, Err: err, Result: raw, Notes: taken.notes, Repeat: repeat})
+		a.Observer.ToolCalled(ToolCall{Step: step, Name: tc.Name, Arguments: tc.Arguments, Duration: took, Err: err, Result: raw, Data: res.Data, Notes: taken.notes, Repeat: repeat})
 	}
 	return result, llm.MessageData{Kind: kind, Failed: err != nil, Value: llm.ValueOf(res.Data)}
 }

@@ -17,6 +17,7 @@ import (
 	"creator/internal/agent"
 	"creator/internal/humanize"
 	"creator/planner"
+	"creator/tools"
 	"creator/workspace"
 )
 
@@ -264,9 +265,8 @@ func (p *Display) ModelCalled(c agent.ModelCall) {
 func (p *Display) ToolCalled(c agent.ToolCall) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// A new requirement says "saved REQ-…"; one saved before says "already
-	// saved as …". Counting on saves the folder scan at every save.
-	if c.Name == "save_requirement" && c.Err == nil && strings.HasPrefix(c.Result, "saved ") {
+	// Counting the saves spares a folder scan at every save.
+	if saved, ok := c.Data.(tools.SavedRequirement); ok && c.Err == nil && !c.Repeat && !saved.Duplicate {
 		p.reqs++
 	}
 	if p.verbose {
