@@ -23,9 +23,24 @@ const (
 	MaxChunkTokens = 8000
 )
 
+// DocumentFiles is what the document tools work on: the job's sandboxed
+// files, the program's own files they write (the extracted text, the chunk
+// manifest), and the job's source documents.
+type DocumentFiles struct {
+	Files  *workspace.Files
+	Own    *workspace.Internal
+	Inputs []workspace.Input
+}
+
+// DocumentFilesOf is a job's DocumentFiles.
+func DocumentFilesOf(job *workspace.Job) (DocumentFiles, error) {
+	info, err := job.Info()
+	return DocumentFiles{Files: job.Files, Own: job.Internal, Inputs: info.Inputs}, err
+}
+
 // DocumentTools returns extract_document_text and chunk_document.
-func DocumentTools(job *workspace.Job, counter document.Counter) []Tool {
-	d := &docTools{job: job, count: counter}
+func DocumentTools(in DocumentFiles, counter document.Counter) []Tool {
+	d := &docTools{files: in.Files, own: in.Own, inputs: in.Inputs, count: counter}
 	return []Tool{
 		FuncResult("extract_document_text", "Extract the text of a source document (PDF, text, Markdown, HTML, DOCX) and write it next to it: input/doc.pdf → input/doc.txt. Pages start with lines '--- page N ---'; running headers, footers and page numbers are removed. Returns pages, characters, tokens and the output path.", d.extract),
 		FuncResult("chunk_document", "Split extracted text (or a source document, which is extracted first) into chunks along its sections: chunks/chunk_NNN.md and chunks/manifest.json (id, heading path, pages, lines, tokens). No chunk exceeds max_tokens (default 1500); sentences are never cut. Returns the chunk list.", d.chunk),
@@ -33,8 +48,10 @@ func DocumentTools(job *workspace.Job, counter document.Counter) []Tool {
 }
 
 type docTools struct {
-	job   *workspace.Job
-	count document.Counter
+	files  *workspace.Files
+	own    *workspace.Internal
+	inputs []workspace.Input
+	count  document.Counter
 }
 
 type extractArgs struct {
@@ -59,20 +76,20 @@ type extracted struct {
 }
 
 func (d *docTools) extractTo(p string) (extracted, error) {
-	rel, err := d.job.Resolve(p, workspace.Read)
+	rel, err := d.files.Resolve(p, workspace.Read)
 	if err != nil {
 		return extracted{}, err
 	}
-	if _, err := os.Stat(filepath.Join(d.job.Dir, filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(d.files.Dir, filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
 		return extracted{}, fmt.Errorf("path '%s' does not exist", p)
 	}
-	doc, err := document.Extract(filepath.Join(d.job.Dir, filepath.FromSlash(rel)), document.Options{})
+	doc, err := document.Extract(filepath.Join(d.files.Dir, filepath.FromSlash(rel)), document.Options{})
 	if err != nil {
 		return extracted{}, err
 	}
 	text := doc.Text()
 	out := extractedName(rel)
-	if err := d.job.WriteInternal(out, []byte(text)); err != nil {
+	if err := d.own.WriteInternal(out, []byte(text)); err != nil {
 		return extracted{}, err
 	}
 	return extracted{source: rel, out: out, doc: doc, text: text}, nil
@@ -122,16 +139,12 @@ func (d *docTools) chunk(ctx context.Context, a chunkArgs) (llm.ToolResult, erro
 	if limit < MinChunkTokens || limit > MaxChunkTokens {
 		return llm.ToolResult{}, fmt.Errorf("max_tokens must be between %d and %d", MinChunkTokens, MaxChunkTokens)
 	}
-	rel, err := d.job.Resolve(a.Path, workspace.Read)
-	if err != nil {
-		return llm.ToolResult{}, err
-	}
-	info, err := d.job.Info()
+	rel, err := d.files.Resolve(a.Path, workspace.Read)
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
 	docName, source, text := "", rel, ""
-	for _, in := range info.Inputs {
+	for _, in := range d.inputs {
 		switch rel {
 		case "input/" + in.Name:
 			// A source document: extract it first.
@@ -145,7 +158,7 @@ func (d *docTools) chunk(ctx context.Context, a chunkArgs) (llm.ToolResult, erro
 		}
 	}
 	if text == "" {
-		data, _, err := d.job.ReadFile(rel, document.DefaultMaxBytes)
+		data, _, err := d.files.ReadFile(rel, document.DefaultMaxBytes)
 		if err != nil {
 			return llm.ToolResult{}, err
 		}
@@ -170,7 +183,7 @@ func (d *docTools) chunk(ctx context.Context, a chunkArgs) (llm.ToolResult, erro
 // removed; new ids follow the highest id in use.
 func (d *docTools) replaceChunks(source, docName string, chunks []document.Chunk) (document.Manifest, error) {
 	var man document.Manifest
-	if data, err := d.job.ReadInternal(document.ManifestFile); err == nil {
+	if data, err := d.own.ReadInternal(document.ManifestFile); err == nil {
 		if m, err := document.ParseManifest(data); err == nil {
 			man = m
 		}
@@ -179,7 +192,7 @@ func (d *docTools) replaceChunks(source, docName string, chunks []document.Chunk
 	next := 1
 	for _, c := range man.Chunks {
 		if c.Source == source {
-			_, _, _ = d.job.Remove(c.File)
+			_, _, _ = d.files.Remove(c.File)
 			continue
 		}
 		kept = append(kept, c)
@@ -195,7 +208,7 @@ func (d *docTools) replaceChunks(source, docName string, chunks []document.Chunk
 			Heading: c.Heading, Sections: c.Sections, FirstPage: c.FirstPage, LastPage: c.LastPage,
 			StartLine: c.StartLine, EndLine: c.EndLine, Tokens: c.Tokens,
 		}
-		if _, err := d.job.WriteFile(mc.File, []byte(document.ChunkFile(mc, c.Text))); err != nil {
+		if _, err := d.files.WriteFile(mc.File, []byte(document.ChunkFile(mc, c.Text))); err != nil {
 			return man, err
 		}
 		man.Chunks = append(man.Chunks, mc)
@@ -204,7 +217,7 @@ func (d *docTools) replaceChunks(source, docName string, chunks []document.Chunk
 	if err != nil {
 		return man, err
 	}
-	return man, d.job.WriteInternal(document.ManifestFile, data)
+	return man, d.own.WriteInternal(document.ManifestFile, data)
 }
 
 // chunkList is the tool's result: the chunks compactly, not their text.

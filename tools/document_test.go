@@ -37,7 +37,11 @@ func docEnv(t *testing.T) (*workspace.Job, *Registry) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { job.Close() })
-	reg, err := NewRegistry(append(WorkspaceTools(job), DocumentTools(job, tokens.Default())...)...)
+	docs, err := DocumentFilesOf(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := NewRegistry(append(WorkspaceTools(job.Files), DocumentTools(docs, tokens.Default())...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

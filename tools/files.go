@@ -26,8 +26,8 @@ const (
 )
 
 // WorkspaceTools returns the tools that read and change the job's files.
-func WorkspaceTools(job *workspace.Job) []Tool {
-	w := &fileTools{job: job}
+func WorkspaceTools(files *workspace.Files) []Tool {
+	w := &fileTools{files: files}
 	return []Tool{
 		FuncResult("read_file", "Read lines of a text file in the job folder, numbered. Use offset and limit to page through long files; the result says how many lines remain.", w.readFile),
 		Func("write_file", "Create or replace a text file in the job folder with the given content. Parent folders are created. input/, .agent/, plan.json and progress.md cannot be written.", w.writeFile),
@@ -38,7 +38,7 @@ func WorkspaceTools(job *workspace.Job) []Tool {
 	}
 }
 
-type fileTools struct{ job *workspace.Job }
+type fileTools struct{ files *workspace.Files }
 
 type readFileArgs struct {
 	Path   string `json:"path" jsonschema:"file to read, relative to the job folder, e.g. chunks/chunk_001.md"`
@@ -56,7 +56,7 @@ func (w *fileTools) readFile(ctx context.Context, a readFileArgs) (llm.ToolResul
 	}
 	limit = min(limit, MaxReadLines)
 
-	f, rel, err := w.job.OpenFile(a.Path)
+	f, rel, err := w.files.OpenFile(a.Path)
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
@@ -124,7 +124,7 @@ func (w *fileTools) writeFile(ctx context.Context, a writeFileArgs) (string, err
 	if strings.IndexByte(a.Content, 0) >= 0 {
 		return "", errors.New("the content contains NUL bytes; only text can be written")
 	}
-	res, err := w.job.WriteFile(a.Path, []byte(a.Content))
+	res, err := w.files.WriteFile(a.Path, []byte(a.Content))
 	if err != nil {
 		return "", err
 	}
@@ -153,10 +153,10 @@ func (w *fileTools) editFile(ctx context.Context, a editFileArgs) (string, error
 		return "", errors.New("new_text contains NUL bytes; only text can be written")
 	}
 	// Refuse a protected file before reading it.
-	if _, err := w.job.Resolve(a.Path, workspace.Write); err != nil {
+	if _, err := w.files.Resolve(a.Path, workspace.Write); err != nil {
 		return "", err
 	}
-	data, rel, err := w.job.ReadFile(a.Path, w.job.MaxWriteBytes)
+	data, rel, err := w.files.ReadFile(a.Path, w.files.MaxWriteBytes)
 	if err != nil {
 		return "", err
 	}
@@ -182,7 +182,7 @@ func (w *fileTools) editFile(ctx context.Context, a editFileArgs) (string, error
 	} else {
 		text = strings.Replace(text, a.OldText, a.NewText, 1)
 	}
-	if _, err := w.job.WriteFile(rel, []byte(text)); err != nil {
+	if _, err := w.files.WriteFile(rel, []byte(text)); err != nil {
 		return "", err
 	}
 	where := fmt.Sprintf("line %d", first)
@@ -202,7 +202,7 @@ func (w *fileTools) listFiles(ctx context.Context, a listFilesArgs) (llm.ToolRes
 	if p == "" {
 		p = "."
 	}
-	rel, entries, err := w.job.ReadDir(p)
+	rel, entries, err := w.files.ReadDir(p)
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
@@ -248,7 +248,7 @@ type pathArgs struct {
 }
 
 func (w *fileTools) deleteFile(ctx context.Context, a pathArgs) (string, error) {
-	rel, wasDir, err := w.job.Remove(a.Path)
+	rel, wasDir, err := w.files.Remove(a.Path)
 	if err != nil {
 		return "", err
 	}
@@ -259,7 +259,7 @@ func (w *fileTools) deleteFile(ctx context.Context, a pathArgs) (string, error) 
 }
 
 func (w *fileTools) createFolder(ctx context.Context, a pathArgs) (string, error) {
-	rel, created, err := w.job.Mkdir(a.Path)
+	rel, created, err := w.files.Mkdir(a.Path)
 	if err != nil {
 		return "", err
 	}

@@ -26,10 +26,14 @@ func FuzzToolArguments(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { job.Close() })
-	all := append(WorkspaceTools(job), PlanningTools(planner.New(job, nil), nil, nil)...)
-	all = append(all, DocumentTools(job, tokens.Default())...)
+	all := append(WorkspaceTools(job.Files), PlanningTools(planner.New(job, nil), nil, nil)...)
+	docs, err := DocumentFilesOf(job)
+	if err != nil {
+		f.Fatal(err)
+	}
+	all = append(all, DocumentTools(docs, tokens.Default())...)
 	all = append(all, RequirementTools(job)...)
-	all = append(all, SearchTools(job, index.ScanOnly{FS: job.FS()})...)
+	all = append(all, SearchTools(job.Files, index.ScanOnly{FS: job.FS()})...)
 	reg, err := NewRegistry(all...)
 	if err != nil {
 		f.Fatal(err)

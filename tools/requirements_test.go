@@ -32,7 +32,11 @@ func reqEnv(t *testing.T) (*workspace.Job, *Registry) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { job.Close() })
-	all := append(WorkspaceTools(job), DocumentTools(job, tokens.Default())...)
+	docs, err := DocumentFilesOf(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := append(WorkspaceTools(job.Files), DocumentTools(docs, tokens.Default())...)
 	reg, err := NewRegistry(append(all, RequirementTools(job)...)...)
 	if err != nil {
 		t.Fatal(err)

@@ -17,16 +17,16 @@ type Searcher interface {
 }
 
 // SearchTools returns search_files over the searcher.
-func SearchTools(job *workspace.Job, s Searcher) []Tool {
-	st := &searchTools{job: job, s: s}
+func SearchTools(files *workspace.Files, s Searcher) []Tool {
+	st := &searchTools{files: files, s: s}
 	return []Tool{
 		Func("search_files", `Search every text file of the job folder (chunks, notes, candidates, requirements, extracted text) and get path:line hits with the match marked. Words are ranked by relevance (BM25), English and German alike (umlauts match ae/oe/ue and plain vowels, word endings are stemmed); "quoted phrases" must occur as written. With regex: true the query is a regular expression (RE2; (?i) ignores case) matched line by line instead. Use it to find a term, a section or a note again instead of re-reading files; then read_file with offset near the line.`, st.search),
 	}
 }
 
 type searchTools struct {
-	job *workspace.Job
-	s   Searcher
+	files *workspace.Files
+	s     Searcher
 }
 
 type searchArgs struct {
@@ -42,14 +42,14 @@ func (st *searchTools) search(ctx context.Context, a searchArgs) (string, error)
 	}
 	q := index.Query{Text: a.Query, Limit: a.Limit, Regex: a.Regex}
 	if p := strings.TrimSpace(a.Path); p != "" {
-		rel, err := st.job.Resolve(p, workspace.Read)
+		rel, err := st.files.Resolve(p, workspace.Read)
 		if err != nil {
 			return "", err
 		}
 		if rel != "." && !index.Indexable(rel) {
 			return "", fmt.Errorf("path %q is not searched: .agent/ holds the program's state, not the job's files", a.Path)
 		}
-		fi, err := fs.Stat(st.job.FS(), rel)
+		fi, err := fs.Stat(st.files.FS(), rel)
 		switch {
 		case rel == ".":
 		case err == nil && fi.IsDir():

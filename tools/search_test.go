@@ -23,7 +23,7 @@ func searchEnv(t *testing.T) *env {
 		e.job.Watch(nil)
 		idx.Close()
 	})
-	for _, tool := range SearchTools(e.job, idx) {
+	for _, tool := range SearchTools(e.job.Files, idx) {
 		if err := e.reg.Add(tool); err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +171,7 @@ func TestSearchErrors(t *testing.T) {
 func TestSearchWithoutIndexScans(t *testing.T) {
 	e := newEnv(t)
 	os.WriteFile(filepath.Join(e.job.Dir, "notes", "a.md"), []byte("Protokollierung aller Zugriffe\n"), 0o644)
-	for _, tool := range SearchTools(e.job, index.ScanOnly{FS: e.job.FS(), Reason: os.ErrPermission}) {
+	for _, tool := range SearchTools(e.job.Files, index.ScanOnly{FS: e.job.FS(), Reason: os.ErrPermission}) {
 		e.reg.Add(tool)
 	}
 	if out := e.search(t, map[string]any{"query": "Protokoll", "regex": true}); !strings.HasPrefix(out, "notes/a.md:1: **Protokoll**ierung") {

@@ -44,7 +44,7 @@ func newEnv(t *testing.T) *env {
 	stats := func() JobStats {
 		return JobStats{Steps: 41, PromptTokens: 123456, CompletionTokens: 8901, Started: clock.Add(-12*time.Minute - 30*time.Second)}
 	}
-	all := append(WorkspaceTools(job), PlanningTools(planner.New(job, now), stats, now)...)
+	all := append(WorkspaceTools(job.Files), PlanningTools(planner.New(job, now), stats, now)...)
 	reg, err := NewRegistry(all...)
 	if err != nil {
 		t.Fatal(err)

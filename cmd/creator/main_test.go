@@ -326,10 +326,14 @@ func TestInstructionsNameEveryTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	all := append(tools.WorkspaceTools(j), tools.PlanningTools(planner.New(j, nil), nil, nil)...)
-	all = append(all, tools.DocumentTools(j, tokens.Default())...)
+	all := append(tools.WorkspaceTools(j.Files), tools.PlanningTools(planner.New(j, nil), nil, nil)...)
+	docs, err := tools.DocumentFilesOf(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all = append(all, tools.DocumentTools(docs, tokens.Default())...)
 	all = append(all, tools.RequirementTools(j)...)
-	all = append(all, tools.SearchTools(j, index.ScanOnly{FS: j.FS()})...)
+	all = append(all, tools.SearchTools(j.Files, index.ScanOnly{FS: j.FS()})...)
 	for _, tool := range all {
 		if !bytes.Contains(templates.Instructions, []byte("`"+tool.Name()+"(")) {
 			t.Errorf("instructions.md does not mention %s", tool.Name())

@@ -57,7 +57,7 @@ func newEnv(t *testing.T, handler fakellm.Handler) *env {
 func (e *env) agent(t *testing.T) *agent.Agent {
 	t.Helper()
 	pl := planner.New(e.job, nil)
-	reg, err := tools.NewRegistry(append(tools.WorkspaceTools(e.job), tools.PlanningTools(pl, nil, nil)...)...)
+	reg, err := tools.NewRegistry(append(tools.WorkspaceTools(e.job.Files), tools.PlanningTools(pl, nil, nil)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

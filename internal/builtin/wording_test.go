@@ -83,10 +83,14 @@ func runWorded(t *testing.T, doc string, reword bool) wordedRun {
 		t.Fatal(err)
 	}
 	pl := planner.New(job, nil)
-	all := append(tools.WorkspaceTools(job), tools.PlanningTools(pl, nil, nil)...)
-	all = append(all, tools.DocumentTools(job, byteCounter{})...)
+	all := append(tools.WorkspaceTools(job.Files), tools.PlanningTools(pl, nil, nil)...)
+	docs, err := tools.DocumentFilesOf(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all = append(all, tools.DocumentTools(docs, byteCounter{})...)
 	all = append(all, tools.RequirementTools(job)...)
-	all = append(all, tools.SearchTools(job, index.ScanOnly{FS: job.FS()})...)
+	all = append(all, tools.SearchTools(job.Files, index.ScanOnly{FS: job.FS()})...)
 	reg, err := tools.NewRegistry(all...)
 	if err != nil {
 		t.Fatal(err)

@@ -42,10 +42,11 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 		}
 		return st
 	}
-	all := append(tools.WorkspaceTools(r.job), tools.PlanningTools(r.planner, stats, nil)...)
-	all = append(all, tools.DocumentTools(r.job, counter)...)
+	docs := tools.DocumentFiles{Files: r.job.Files, Own: r.job.Internal, Inputs: info.Inputs}
+	all := append(tools.WorkspaceTools(r.job.Files), tools.PlanningTools(r.planner, stats, nil)...)
+	all = append(all, tools.DocumentTools(docs, counter)...)
 	all = append(all, tools.RequirementTools(r.job)...)
-	all = append(all, tools.SearchTools(r.job, searcher)...)
+	all = append(all, tools.SearchTools(r.job.Files, searcher)...)
 	reg, err := tools.NewRegistry(all...)
 	if err != nil {
 		return err
