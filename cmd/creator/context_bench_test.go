@@ -10,9 +10,9 @@ import (
 
 	"creator/compaction"
 	"creator/internal/agent"
-	"creator/internal/builtin"
 	"creator/internal/jobrun"
 	"creator/internal/llm"
+	"creator/internal/offlinemodel"
 	"creator/internal/tokens"
 	"creator/templates"
 	"creator/workspace"
@@ -106,9 +106,9 @@ func runContextJob(tb testing.TB, doc string, cfg compaction.Config) contextFigu
 		tb.Fatal(err)
 	}
 	defer job.Close()
-	model := &recordingModel{Model: builtin.New(), counter: tokens.Default()}
+	model := &recordingModel{Model: offlinemodel.New(), counter: tokens.Default()}
 	out, err := jobrun.Run(context.Background(), jobrun.Config{
-		Job: job, Model: model, ModelName: builtin.Name, Priced: true, Limits: agent.Limits{MaxSteps: 5000},
+		Job: job, Model: model, ModelName: offlinemodel.Name, Priced: true, Limits: agent.Limits{MaxSteps: 5000},
 		Context: cfg, Tokenizer: tokens.DefaultEncoding, Reporter: model,
 	})
 	if err != nil {

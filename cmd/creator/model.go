@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"creator/internal/builtin"
 	"creator/internal/llm"
+	"creator/internal/offlinemodel"
 )
 
 // modelChoice is the model a job runs with.
@@ -19,7 +19,7 @@ type modelChoice struct {
 	auto bool
 }
 
-func (m modelChoice) builtin() bool { return m.name == builtin.Name }
+func (m modelChoice) builtin() bool { return m.name == offlinemodel.Name }
 
 // chooseModel resolves the model from flags, then the environment, then what
 // the job recorded (for resume). It returns a usage error when no model can
@@ -31,10 +31,10 @@ func (o *runOptions) chooseModel(recordedModel, recordedURL string) (modelChoice
 		apiKey:  first(o.apiKey, o.getenv("OPENAI_API_KEY")),
 	}
 	switch {
-	case m.name == builtin.Name:
-		return modelChoice{name: builtin.Name}, nil
+	case m.name == offlinemodel.Name:
+		return modelChoice{name: offlinemodel.Name}, nil
 	case m.name == "" && m.baseURL == "":
-		return modelChoice{name: builtin.Name, auto: true}, nil
+		return modelChoice{name: offlinemodel.Name, auto: true}, nil
 	case m.name == "":
 		return m, usageErrorf("give --model (or CREATOR_MODEL): the name of the model the server at %s should run", safeURL(m.baseURL))
 	case m.baseURL == "" && m.apiKey == "":
@@ -52,7 +52,7 @@ func (o *runOptions) chooseModel(recordedModel, recordedURL string) (modelChoice
 // client is the model's client; retries wait baseDelay, then longer.
 func (m modelChoice) client(timeout, baseDelay time.Duration) llm.Model {
 	if m.builtin() {
-		return builtin.New()
+		return offlinemodel.New()
 	}
 	return llm.NewClient(llm.ClientConfig{BaseURL: m.baseURL, APIKey: m.apiKey, Model: m.name, SendReasoning: true, BaseDelay: baseDelay, Timeout: timeout})
 }

@@ -8,9 +8,9 @@ import (
 
 	"creator/compaction"
 	"creator/internal/agent"
-	"creator/internal/builtin"
 	"creator/internal/fakellm"
 	"creator/internal/llm"
+	"creator/internal/offlinemodel"
 	"creator/internal/transcript"
 	"creator/workspace"
 )
@@ -21,7 +21,7 @@ import (
 // in process, each request gets the data its messages have in the job's
 // transcript, and a summary request the turns it renders.
 func builtinOverHTTP(root *string) fakellm.Handler {
-	model := fakellm.Model(builtin.New())
+	model := fakellm.Model(offlinemodel.New())
 	return func(r fakellm.Request) fakellm.Reply {
 		r.Messages = withJobData(*root, r)
 		return model(r)

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"creator/internal/agent"
-	"creator/internal/builtin"
 	"creator/internal/jobrun"
+	"creator/internal/offlinemodel"
 	"creator/internal/telemetry"
 	"creator/internal/transcript"
 	"creator/planner"
@@ -41,7 +41,7 @@ func newJob(t *testing.T) *workspace.Job {
 		t.Fatal(err)
 	}
 	job, err := workspace.Create(filepath.Join(dir, "ws"), workspace.CreateOptions{
-		ID: "t", Inputs: []string{doc}, Instructions: templates.Instructions, Model: builtin.Name})
+		ID: "t", Inputs: []string{doc}, Instructions: templates.Instructions, Model: offlinemodel.Name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func (r *recorder) PlanChanged(e planner.Event) {
 func (r *recorder) Stop() { r.mu.Lock(); r.stopped++; r.mu.Unlock() }
 
 func config(job *workspace.Job, rep jobrun.Reporter, maxSteps int) jobrun.Config {
-	return jobrun.Config{Job: job, Model: builtin.New(), ModelName: builtin.Name, Priced: true,
+	return jobrun.Config{Job: job, Model: offlinemodel.New(), ModelName: offlinemodel.Name, Priced: true,
 		Limits: agent.Limits{MaxSteps: maxSteps}, Tokenizer: "o200k_base", Reporter: rep}
 }
 

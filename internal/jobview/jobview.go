@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"creator/internal/builtin"
+	"creator/internal/offlinemodel"
 	"creator/internal/telemetry"
 	"creator/planner"
 	"creator/workspace"
@@ -102,7 +102,7 @@ func Of(j *workspace.Job, withTasks bool) View {
 	v.Steps = info.Usage.Steps
 	v.Tokens = Tokens{Prompt: info.Usage.PromptTokens, Completion: info.Usage.CompletionTokens, Cached: info.Usage.CachedTokens}
 	v.CostUSD, v.Compactions = info.Usage.CostUSD, info.Usage.Compactions
-	if v.CostUSD == nil && info.Model == builtin.Name {
+	if v.CostUSD == nil && info.Model == offlinemodel.Name {
 		free := 0.0 // the built-in model runs here, at no charge
 		v.CostUSD = &free
 	}

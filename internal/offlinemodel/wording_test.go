@@ -1,4 +1,4 @@
-package builtin_test
+package offlinemodel_test
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 
 	"creator/compaction"
 	"creator/internal/agent"
-	"creator/internal/builtin"
 	"creator/internal/donecheck"
 	"creator/internal/index"
 	"creator/internal/llm"
+	"creator/internal/offlinemodel"
 	"creator/internal/transcript"
 	"creator/planner"
 	"creator/templates"
@@ -73,7 +73,7 @@ type wordedRun struct {
 func runWorded(t *testing.T, doc string, reword bool) wordedRun {
 	t.Helper()
 	job, err := workspace.Create(filepath.Join(t.TempDir(), "ws"), workspace.CreateOptions{
-		ID: "w", Inputs: []string{doc}, Instructions: templates.Instructions, Model: builtin.Name})
+		ID: "w", Inputs: []string{doc}, Instructions: templates.Instructions, Model: offlinemodel.Name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func runWorded(t *testing.T, doc string, reword bool) wordedRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := builtin.New()
+	model := offlinemodel.New()
 	journal := transcript.NewWriter(job)
 	cfg := compaction.Config{ContextWindow: 20000, SummarizeAt: 6000, ClearAt: 3000, KeepToolResults: 3}
 	cm := compaction.New(cfg, model, byteCounter{}, job, journal, compaction.WorkspaceBrief(job), templates.SystemPrompt, reg.Definitions())

@@ -1,9 +1,9 @@
-// Package builtin is the built-in offline model: a deterministic,
+// Package offlinemodel is the built-in offline model: a deterministic,
 // rule-based extractor that works through a job like an LLM would —
 // reading the conversation, calling the same tools, writing the same files
 // — so that creator runs without any model server, and every LLM run has a
 // baseline to be compared with.
-package builtin
+package offlinemodel
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package builtin
+package offlinemodel
 
 import (
 	"encoding/json"
