@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,11 +186,11 @@ func args(v any) string {
 	return string(data)
 }
 
-var callN int
+// callN numbers the calls of every test's script, which run in parallel.
+var callN atomic.Int64
 
 func step(text string, name string, a any) fakellm.Reply {
-	callN++
-	return fakellm.Reply{Content: text, ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("c%d", callN), Name: name, Arguments: args(a)}}}
+	return fakellm.Reply{Content: text, ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("c%d", callN.Add(1)), Name: name, Arguments: args(a)}}}
 }
 
 // readingJob plans, finishes task 1, starts task 2 and reads chunks 1..n,
@@ -245,6 +246,7 @@ func isPrefix(prev, cur []llm.Message) bool {
 }
 
 func TestOversizedResultIsSavedAndPointedTo(t *testing.T) {
+	t.Parallel()
 	steps := []fakellm.Reply{
 		step("", "read_file", map[string]any{"path": "notes/big.md", "limit": 2000}),
 	}
@@ -309,6 +311,7 @@ func TestOversizedResultIsSavedAndPointedTo(t *testing.T) {
 }
 
 func TestClearingKeepsExactlyTheLastN(t *testing.T) {
+	t.Parallel()
 	const keep = 3
 	e := newEnv(t, compaction.Config{KeepToolResults: keep, ClearAt: 6000, SummarizeAt: 100000, ContextWindow: 200000}, readingJob(20))
 	a, cm := e.agent(t)
@@ -413,6 +416,7 @@ func TestClearingKeepsExactlyTheLastN(t *testing.T) {
 }
 
 func TestNoClearingBelowTheTrigger(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, compaction.Config{KeepToolResults: 2, SummarizeAt: 100000, ContextWindow: 200000}, readingJob(6))
 	a, cm := e.agent(t)
 	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
@@ -451,6 +455,7 @@ func summaryFollowers(work []fakellm.Request) []int {
 }
 
 func TestSummaryCarriesThePlanAndCurrentTask(t *testing.T) {
+	t.Parallel()
 	e := summaryEnv(t)
 	// The plan as it stands when each request is sent.
 	plans := map[int]string{}
@@ -511,6 +516,7 @@ func TestSummaryCarriesThePlanAndCurrentTask(t *testing.T) {
 // result is marked cleared and keeps no value, the summary message carries
 // the plan of its brief, a summary request the turns it renders.
 func TestCompactionShowsInTheData(t *testing.T) {
+	t.Parallel()
 	e := summaryEnv(t)
 	var requests []llm.Request
 	e.summaryRequests = func(r llm.Request) { requests = append(requests, r) }
@@ -579,6 +585,7 @@ func contents(msgs []llm.Message) []string {
 }
 
 func TestFailedSummaryFallsBackToTheBrief(t *testing.T) {
+	t.Parallel()
 	e := summaryEnv(t)
 	e.model.summary = func(fakellm.Request) fakellm.Reply {
 		return fakellm.Reply{Status: 500, Body: `{"error":{"message":"summariser down"}}`}
@@ -621,6 +628,7 @@ func TestFailedSummaryFallsBackToTheBrief(t *testing.T) {
 }
 
 func TestOverflowSummarisesAndRetries(t *testing.T) {
+	t.Parallel()
 	// Thresholds out of reach: only the server's answer starts a summary.
 	e := newEnv(t, compaction.Config{SummarizeAt: 100000, ContextWindow: 200000}, readingJob(10))
 	overflowed := 0
@@ -660,6 +668,7 @@ func TestOverflowSummarisesAndRetries(t *testing.T) {
 }
 
 func TestResumeStartsFromTheSummary(t *testing.T) {
+	t.Parallel()
 	e := summaryEnv(t)
 	a, cm := e.agent(t)
 	a.Limits.MaxSteps = len(e.model.steps) - 2
@@ -706,6 +715,7 @@ func TestResumeStartsFromTheSummary(t *testing.T) {
 }
 
 func TestConfigCaps(t *testing.T) {
+	t.Parallel()
 	c := compaction.Config{ContextWindow: 32000, SummarizeAt: 80000, ResultBudget: 20000}.Resolved()
 	if c.SummarizeAt != 25600 || c.ResultBudget != 9600 || c.ClearAt != 12800 || c.KeepToolResults != 5 {
 		t.Errorf("resolved %+v", c)
@@ -717,6 +727,7 @@ func TestConfigCaps(t *testing.T) {
 }
 
 func TestSavedResultNameIsSafe(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, compaction.Config{ResultBudget: 100}, nil)
 	_, cm := e.agent(t)
 	long := strings.Repeat("word ", 2000)
@@ -740,6 +751,7 @@ func TestSavedResultNameIsSafe(t *testing.T) {
 // that no summary is needed to get rid of it (a summary keeps the latest
 // exchanges, which would hold it still).
 func TestOversizedArgumentsAreShortenedAfterTheCall(t *testing.T) {
+	t.Parallel()
 	huge := strings.Repeat("word ", 200_000) // about 200,000 tokens
 	steps := []fakellm.Reply{
 		step("Writing.", "write_file", map[string]any{"path": "notes/huge.md", "content": huge}),

@@ -26,6 +26,7 @@ func data(t *testing.T, reg *Registry, name, args string, v any) (string, error)
 }
 
 func TestFileToolsGiveData(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	os.WriteFile(filepath.Join(e.job.Dir, "notes", "three.md"), []byte("one\ntwo\n"+strings.Repeat("x", MaxLineChars+5)+"\n"), 0o644)
 	var read FileLines
@@ -61,6 +62,7 @@ func TestFileToolsGiveData(t *testing.T) {
 }
 
 func TestReadPlanGivesData(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var p PlanData
 	if _, err := data(t, e.reg, "read_plan", `{}`, &p); err == nil || !p.NoPlan || len(p.Tasks) != 0 {
@@ -78,6 +80,7 @@ func TestReadPlanGivesData(t *testing.T) {
 }
 
 func TestDocumentToolsGiveData(t *testing.T) {
+	t.Parallel()
 	_, reg := docEnv(t)
 	var x Extracted
 	if _, err := data(t, reg, "extract_document_text", `{"path":"input/policy.pdf"}`, &x); err != nil {
@@ -103,6 +106,7 @@ func TestDocumentToolsGiveData(t *testing.T) {
 }
 
 func TestFinalizeRefusalGivesTheBrokenFiles(t *testing.T) {
+	t.Parallel()
 	job, reg := reqEnv(t)
 	for dir, content := range map[string]string{"req_001": "{not json", "req_002": `{"id":"REQ-002"}`} {
 		os.MkdirAll(filepath.Join(job.Dir, "requirements", dir), 0o755)

@@ -68,6 +68,7 @@ func manifest(t *testing.T, job *workspace.Job) document.Manifest {
 }
 
 func TestExtractDocumentText(t *testing.T) {
+	t.Parallel()
 	job, reg := docEnv(t)
 	out, err := call(t, reg, "extract_document_text", `{"path":"input/policy.pdf"}`)
 	if err != nil {
@@ -100,6 +101,7 @@ func TestExtractDocumentText(t *testing.T) {
 }
 
 func TestChunkDocument(t *testing.T) {
+	t.Parallel()
 	job, reg := docEnv(t)
 	// A source document is extracted first.
 	out, err := call(t, reg, "chunk_document", `{"path":"input/policy.pdf","max_tokens":300}`)

@@ -66,6 +66,7 @@ func chunkOf(t *testing.T, job *workspace.Job, needle string) string {
 }
 
 func TestSaveRequirement(t *testing.T) {
+	t.Parallel()
 	job, reg := reqEnv(t)
 	c1 := chunkOf(t, job, "Invoices must be kept")
 	c2 := chunkOf(t, job, "must not be deleted")
@@ -119,6 +120,7 @@ func TestSaveRequirement(t *testing.T) {
 // produce: each is read as what it unambiguously means, stored in the
 // canonical form, and named in the result.
 func TestSaveRequirementReadsVariants(t *testing.T) {
+	t.Parallel()
 	job, reg := reqEnv(t)
 	c1 := chunkOf(t, job, "Invoices must be kept")
 	c2 := chunkOf(t, job, "Records must not be deleted")
@@ -180,6 +182,7 @@ func TestSaveRequirementReadsVariants(t *testing.T) {
 }
 
 func TestFinalizeOutput(t *testing.T) {
+	t.Parallel()
 	job, reg := reqEnv(t)
 	// Saved out of source order.
 	c3 := chunkOf(t, job, "should be checked")
@@ -244,6 +247,7 @@ func mustRead(t *testing.T, job *workspace.Job, rel string) []byte {
 // The notes on citations read otherwise than given, and the list of
 // problems that stops finalize_output, in the model's words.
 func TestRequirementWording(t *testing.T) {
+	t.Parallel()
 	notes := []struct {
 		c    reqstore.Correction
 		want string

@@ -50,6 +50,7 @@ func (e *env) mustCall(t *testing.T, name string, args map[string]any) {
 }
 
 func TestSearchFollowsWritesEditsAndDeletes(t *testing.T) {
+	t.Parallel()
 	e := searchEnv(t)
 	e.mustCall(t, "write_file", map[string]any{"path": "notes/retention.md", "content": "# Notes\n\nThe archive keeps invoices.\nThe retention period is ten years for ledgers.\n"})
 	out := e.search(t, map[string]any{"query": "retention period"})
@@ -77,6 +78,7 @@ func TestSearchFollowsWritesEditsAndDeletes(t *testing.T) {
 }
 
 func TestSearchGermanFolding(t *testing.T) {
+	t.Parallel()
 	e := searchEnv(t)
 	e.mustCall(t, "write_file", map[string]any{"path": "chunks/chunk_001.md", "content": "Die Prüfung der Aufzeichnungen erfolgt jährlich.\nDie Unterlagen sind aufzubewahren; die Größe spielt keine Rolle.\n"})
 	e.mustCall(t, "write_file", map[string]any{"path": "chunks/chunk_002.md", "content": "Unrelated text about keys.\n"})
@@ -94,6 +96,7 @@ func TestSearchGermanFolding(t *testing.T) {
 }
 
 func TestSearchPhrasesPathsAndLimits(t *testing.T) {
+	t.Parallel()
 	e := searchEnv(t)
 	e.mustCall(t, "write_file", map[string]any{"path": "chunks/chunk_001.md", "content": "Records must be kept for ten years.\n"})
 	e.mustCall(t, "write_file", map[string]any{"path": "chunks/chunk_002.md", "content": "For years the records were kept in ten boxes.\n"})
@@ -127,6 +130,7 @@ func TestSearchPhrasesPathsAndLimits(t *testing.T) {
 }
 
 func TestSearchRegex(t *testing.T) {
+	t.Parallel()
 	e := searchEnv(t)
 	e.mustCall(t, "write_file", map[string]any{"path": "chunks/chunk_001.md", "content": "AC-2 Account Management\nSee AC-17 and IA-5(1).\nNothing here.\n"})
 	e.mustCall(t, "write_file", map[string]any{"path": "notes/ids.md", "content": "ac-2 is done\n"})
@@ -146,6 +150,7 @@ func TestSearchRegex(t *testing.T) {
 }
 
 func TestSearchErrors(t *testing.T) {
+	t.Parallel()
 	e := searchEnv(t)
 	for args, want := range map[string]string{
 		`{"query":""}`:                             "the query is empty",
@@ -169,6 +174,7 @@ func TestSearchErrors(t *testing.T) {
 }
 
 func TestSearchWithoutIndexScans(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	os.WriteFile(filepath.Join(e.job.Dir, "notes", "a.md"), []byte("Protokollierung aller Zugriffe\n"), 0o644)
 	for _, tool := range SearchTools(e.job.Files, index.ScanOnly{FS: e.job.FS(), Reason: os.ErrPermission}) {

@@ -128,6 +128,7 @@ func runCases(t *testing.T, cases []toolCase) {
 }
 
 func TestReadFile(t *testing.T) {
+	t.Parallel()
 	runCases(t, []toolCase{
 		{name: "whole file", tool: "read_file", args: `{"path":"instructions.md"}`,
 			want: []string{"     1\t# How to work\n", "     2\tPlan first.\n", "[2 lines, whole file]"}},
@@ -188,6 +189,7 @@ func TestReadFile(t *testing.T) {
 }
 
 func TestWriteFile(t *testing.T) {
+	t.Parallel()
 	runCases(t, []toolCase{
 		{name: "create", tool: "write_file", args: `{"path":"candidates/candidates.md","content":"# Candidates\n- one\n"}`,
 			want: []string{"created candidates/candidates.md: 19 bytes, 2 lines"},
@@ -231,6 +233,7 @@ func TestWriteFile(t *testing.T) {
 }
 
 func TestEditFile(t *testing.T) {
+	t.Parallel()
 	doc := "alpha\nbeta gamma\nalpha\n"
 	setup := func(t *testing.T, e *env) { e.put(t, "notes/doc.md", doc) }
 	runCases(t, []toolCase{
@@ -269,6 +272,7 @@ func TestEditFile(t *testing.T) {
 }
 
 func TestListFiles(t *testing.T) {
+	t.Parallel()
 	runCases(t, []toolCase{
 		{name: "job folder", tool: "list_files", args: `{}`,
 			want: []string{"job folder (", "chunks/", "0 entries", "input/", "1 entry", "instructions.md", "26 bytes", "escape", "link that leads outside the job or nowhere"},
@@ -297,6 +301,7 @@ func TestListFiles(t *testing.T) {
 }
 
 func TestDeleteAndCreateFolder(t *testing.T) {
+	t.Parallel()
 	runCases(t, []toolCase{
 		{name: "delete file", tool: "delete_file", args: `{"path":"notes/a.md"}`,
 			setup: func(t *testing.T, e *env) { e.put(t, "notes/a.md", "x") },
@@ -327,6 +332,7 @@ func TestDeleteAndCreateFolder(t *testing.T) {
 }
 
 func TestPlanningTools(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	steps := []struct {
 		tool, args string
@@ -378,6 +384,7 @@ func TestPlanningTools(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if _, err := e.call("rm_rf", `{}`); err == nil || !strings.Contains(err.Error(), `there is no tool named "rm_rf"; the tools are: add_task, complete_task, create_folder`) {
 		t.Fatalf("unknown tool: %v", err)
@@ -403,6 +410,7 @@ func TestRegistry(t *testing.T) {
 }
 
 func TestSchemas(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, tool := range e.reg.Tools() {
 		var s struct {
@@ -432,6 +440,7 @@ func TestSchemas(t *testing.T) {
 }
 
 func TestProgressReportsBudgetsAndCost(t *testing.T) {
+	t.Parallel()
 	cost := 0.4123
 	stats := func() JobStats {
 		return JobStats{Steps: 41, PromptTokens: 1000, CompletionTokens: 10, CostUSD: &cost, MaxSteps: 500, MaxTokens: 2_000_000, MaxCost: 5}

@@ -88,6 +88,7 @@ func (e *env) transcript(t *testing.T) []transcript.Record {
 }
 
 func TestSmallJobCompletes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fakellm.Script(fakellm.SmallJob(docName, quote)...))
 	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "Job a. Input: input/policy.txt"})
 	if err != nil {
@@ -125,6 +126,7 @@ func TestSmallJobCompletes(t *testing.T) {
 }
 
 func TestToolCallsRunInOrderAndErrorsGoBack(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fakellm.Script(
 		[]llm.ToolCall{
 			fakellm.Call("", "write_file", `{"path":"notes/a.md","content":"first"}`),
@@ -157,6 +159,7 @@ func TestToolCallsRunInOrderAndErrorsGoBack(t *testing.T) {
 // keeps it, so a rebuilt conversation holds the same; the first message
 // keeps the data it was started with.
 func TestToolResultsCarryData(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fakellm.Script(
 		[]llm.ToolCall{
 			fakellm.Call("", "write_file", `{"path":"notes/a.md","content":"first"}`),
@@ -223,6 +226,7 @@ func TestToolResultsCarryData(t *testing.T) {
 }
 
 func TestTextOnlyAnswersGetRemindersThenStop(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "I think I am finished."} })
 	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.ModelGaveUp || !out.Kind.Resumable() {
@@ -240,6 +244,7 @@ func TestTextOnlyAnswersGetRemindersThenStop(t *testing.T) {
 }
 
 func TestReminderNamesOpenTasks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(r fakellm.Request) fakellm.Reply {
 		if r.N == 1 {
 			return fakellm.Reply{ToolCalls: []llm.ToolCall{fakellm.Call("c1", "write_plan", `{"tasks":["Extract","Chunk"]}`)}}
@@ -265,6 +270,7 @@ func TestReminderNamesOpenTasks(t *testing.T) {
 }
 
 func TestRepeatedToolFailureStops(t *testing.T) {
+	t.Parallel()
 	bad := fakellm.Call("", "read_file", `{"path":"../secret"}`)
 	e := newEnv(t, fakellm.Script([]llm.ToolCall{bad}, []llm.ToolCall{bad, fakellm.Call("", "read_plan", `{}`)}, []llm.ToolCall{bad, fakellm.Call("", "get_progress", `{}`)}, []llm.ToolCall{bad}))
 	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
@@ -296,6 +302,7 @@ func TestRepeatedToolFailureStops(t *testing.T) {
 // answer counts one strike, and the job goes on when the next answer
 // corrects the mistake.
 func TestParallelFailuresCountOnceAnAnswer(t *testing.T) {
+	t.Parallel()
 	var burst, fixed []llm.ToolCall
 	for i := range 12 {
 		burst = append(burst, fakellm.Call("", "write_file", fmt.Sprintf(`{"path":"input/note_%d.md","content":"x"}`, i)))
@@ -323,6 +330,7 @@ func TestParallelFailuresCountOnceAnAnswer(t *testing.T) {
 }
 
 func TestToolThatKeepsFailingIsRefused(t *testing.T) {
+	t.Parallel()
 	var steps [][]llm.ToolCall
 	for i := range 5 { // fail, fail, succeed: never three failing answers in a row
 		steps = append(steps,
@@ -349,6 +357,7 @@ func TestToolThatKeepsFailingIsRefused(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	loop := fakellm.Script(func() [][]llm.ToolCall {
 		var s [][]llm.ToolCall
 		for range 50 {
@@ -392,6 +401,7 @@ func TestLimits(t *testing.T) {
 }
 
 func TestModelFailureIsResumableStop(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 503, Body: "overloaded"} })
 	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.ModelFailed || !strings.Contains(out.Reason, "failed 5 times: HTTP 503") || len(e.srv.Requests()) != 5 {
@@ -400,6 +410,7 @@ func TestModelFailureIsResumableStop(t *testing.T) {
 }
 
 func TestInterruptAndResume(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	e := newEnv(t, fakellm.Script(fakellm.SmallJob(docName, quote)...))
 	// Cancel while the third request is being answered.
@@ -428,6 +439,7 @@ func TestInterruptAndResume(t *testing.T) {
 }
 
 func TestResumeAnswersDanglingCalls(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fakellm.Script(fakellm.SmallJob(docName, quote)...))
 	w := transcript.NewWriter(e.job)
 	// A crash after the first of two tool results was recorded.
@@ -463,6 +475,7 @@ func TestResumeAnswersDanglingCalls(t *testing.T) {
 }
 
 func TestContextOverflowCallsHook(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(r fakellm.Request) fakellm.Reply {
 		if len(r.Messages) > 1 {
 			return fakellm.Reply{Status: 400, Body: `{"error":{"message":"maximum context length is 10 tokens"}}`}

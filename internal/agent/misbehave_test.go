@@ -26,6 +26,7 @@ func toolResults(t *testing.T, e *env) []string {
 // file once; each repeat is answered in a line, and a run of repeats stops
 // the job as a loop, resumable.
 func TestRepeatedCallsAreAnsweredShortThenStopAsALoop(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fakellm.Looping(fakellm.Call("", "read_file", `{"path":"instructions.md"}`)))
 	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil || out.Kind != agent.Loop || !out.Kind.Resumable() || !strings.Contains(out.Reason, `read_file {"path":"instructions.md"}`) {
@@ -50,6 +51,7 @@ func TestRepeatedCallsAreAnsweredShortThenStopAsALoop(t *testing.T) {
 
 // A repeated read of a file that changed in between is answered in full.
 func TestRepeatOfAChangedFileIsAnsweredInFull(t *testing.T) {
+	t.Parallel()
 	read := fakellm.Call("", "read_file", `{"path":"notes/a.md"}`)
 	e := newEnv(t, fakellm.Script(
 		[]llm.ToolCall{fakellm.Call("", "write_file", `{"path":"notes/a.md","content":"first"}`)},
@@ -73,6 +75,7 @@ func TestRepeatOfAChangedFileIsAnsweredInFull(t *testing.T) {
 // anything else, as llama.cpp does), and the model is told why. A run of
 // answers cut off while reasoning stops with a reason naming the limit.
 func TestAnswersCutOffAtTheOutputLimit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fakellm.StrictHistory(func(r fakellm.Request) fakellm.Reply {
 		if r.N == 1 {
 			return fakellm.Reply{FinishReason: "length", ToolCalls: []llm.ToolCall{
@@ -114,6 +117,7 @@ func TestAnswersCutOffAtTheOutputLimit(t *testing.T) {
 // transcript holds them as calls, with the text as the model sent it.
 // A call naming no tool is described back to the model.
 func TestToolCallsWrittenAsText(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(r fakellm.Request) fakellm.Reply {
 		switch r.N {
 		case 1:
@@ -153,6 +157,7 @@ func TestToolCallsWrittenAsText(t *testing.T) {
 // A transcript written before arguments were checked may hold cut-off
 // arguments; resuming sends {} in their place.
 func TestResumeRepairsArgumentsThatAreNotJSON(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fakellm.StrictHistory(fakellm.Script(fakellm.SmallJob(docName, quote)...)))
 	w := transcript.NewWriter(e.job)
 	w.Append(transcript.Record{Type: transcript.TypeMessage, Message: &llm.Message{Role: llm.RoleUser, Content: "go"}})
@@ -171,6 +176,7 @@ func TestResumeRepairsArgumentsThatAreNotJSON(t *testing.T) {
 // An answer cut off at the output limit right after a complete call runs
 // that call and says that whatever came after it was lost.
 func TestAnswerCutOffBetweenCalls(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(r fakellm.Request) fakellm.Reply {
 		if r.N == 1 {
 			return fakellm.Reply{FinishReason: "length", ToolCalls: []llm.ToolCall{fakellm.Call("c1", "write_file", `{"path":"notes/a.md","content":"whole"}`)}}
@@ -189,6 +195,7 @@ func TestAnswerCutOffBetweenCalls(t *testing.T) {
 // Text with one readable call and one naming no tool: the first runs, and
 // its result names the other.
 func TestTextWithAReadableAndAnUnknownCall(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(r fakellm.Request) fakellm.Reply {
 		if r.N == 1 {
 			return fakellm.Reply{Content: "<tool_call>{\"name\": \"write_plan\", \"arguments\": {\"tasks\": [\"Read\"]}}</tool_call>\n<tool_call>{\"name\": \"format_disk\", \"arguments\": {}}</tool_call>"}

@@ -10,6 +10,7 @@ import (
 // The committed corpus is the one the generator writes: regenerate it with
 // go run ./internal/badfiles/mkbad testdata/bad.
 func TestCorpusIsCurrent(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "testdata", "bad")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -28,6 +29,7 @@ func TestCorpusIsCurrent(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	a, b := Files(), Files()
 	for i := range a {
 		if !bytes.Equal(a[i].Data, b[i].Data) {

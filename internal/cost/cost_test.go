@@ -8,6 +8,7 @@ import (
 )
 
 func TestLookup(t *testing.T) {
+	t.Parallel()
 	for model, want := range map[string]float64{
 		"gpt-4.1":                 2,
 		"GPT-4.1-2025-04-14":      2,
@@ -29,6 +30,7 @@ func TestLookup(t *testing.T) {
 }
 
 func TestOf(t *testing.T) {
+	t.Parallel()
 	p := Price{In: 2, Out: 8, Cached: 0.5}
 	got := p.Of(llm.Usage{PromptTokens: 1_000_000, CachedTokens: 400_000, CompletionTokens: 100_000})
 	if want := 0.6*2 + 0.4*0.5 + 0.1*8; math.Abs(got-want) > 1e-9 {

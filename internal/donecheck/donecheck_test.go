@@ -11,6 +11,7 @@ import (
 )
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "d.txt")
 	os.WriteFile(doc, []byte("x"), 0o644)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestFormats(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ got, want string }{
 		{Int(0), "0"},
 		{Int(999), "999"},
@@ -38,6 +39,7 @@ func TestFormats(t *testing.T) {
 }
 
 func TestWithNotes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		result string
 		notes  []string

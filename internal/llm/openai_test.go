@@ -46,6 +46,7 @@ var ok = fakellm.Reply{Content: "fine", Reasoning: "thinking", ToolCalls: []llm.
 	PromptTokens: 100, CompletionTokens: 7, CachedTokens: 64}
 
 func TestCompleteReturnsEverything(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(script(ok))
 	defer srv.Close()
 	resp, err := client(srv.URL(), &sleeps{}).Complete(context.Background(), req)
@@ -63,6 +64,7 @@ func TestCompleteReturnsEverything(t *testing.T) {
 }
 
 func TestRetries(t *testing.T) {
+	t.Parallel()
 	fail500 := fakellm.Reply{Status: 500, Body: `{"error":{"message":"boom","type":"server_error"}}`}
 	cases := []struct {
 		name     string
@@ -98,6 +100,7 @@ func TestRetries(t *testing.T) {
 }
 
 func TestGivesUpAfterFiveAttempts(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(script(fakellm.Reply{Status: 502, Body: "bad gateway"}))
 	defer srv.Close()
 	s := &sleeps{}
@@ -118,6 +121,7 @@ func TestGivesUpAfterFiveAttempts(t *testing.T) {
 }
 
 func TestNoRetryFor(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		reply fakellm.Reply
@@ -145,6 +149,7 @@ func TestNoRetryFor(t *testing.T) {
 }
 
 func TestUnreachable(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(script(ok))
 	url := srv.URL()
 	srv.Close()
@@ -155,6 +160,7 @@ func TestUnreachable(t *testing.T) {
 }
 
 func TestCancelStopsAtOnce(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(script(fakellm.Reply{Hang: true}))
 	defer srv.Close()
 	c := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), Model: "m"})
@@ -168,6 +174,7 @@ func TestCancelStopsAtOnce(t *testing.T) {
 }
 
 func TestReasoningIsSentBackWithToolCalls(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(script(ok))
 	defer srv.Close()
 	r := req
@@ -186,6 +193,7 @@ func TestReasoningIsSentBackWithToolCalls(t *testing.T) {
 }
 
 func TestRetryAfterDate(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(script(fakellm.Reply{Status: 503, Header: map[string]string{"Retry-After": time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)}}, ok))
 	defer srv.Close()
 	s := &sleeps{}
@@ -200,6 +208,7 @@ func TestRetryAfterDate(t *testing.T) {
 // A message's data is for programs on this side: the request body holds
 // its text, never its data.
 func TestDataIsNotSent(t *testing.T) {
+	t.Parallel()
 	var body []byte
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ = io.ReadAll(r.Body)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	user := Message{Role: RoleUser, Content: "go"}
 	call := func(ids ...string) Message {
 		m := Message{Role: RoleAssistant}

@@ -19,6 +19,7 @@ import (
 )
 
 func TestSentences(t *testing.T) {
+	t.Parallel()
 	text := "--- page 3 ---\n1. Scope\n\nRecords must be kept for ten years, z. B. in the archive. The archive\n--- page 4 ---\nshould be checked every quarter (see Section 5.2.8.). Keys SHALL be rotated:\n• Key A MUST be kept.\n• Key B MAY be dropped.\n41 Die Belege sind aufzubewahren.\nAm 1. Oktober 2019 gilt das.\n"
 	var got []string
 	for _, s := range sentences(text) {
@@ -42,6 +43,7 @@ func TestSentences(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		s         string
 		upperOnly bool
@@ -80,6 +82,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestProfile(t *testing.T) {
+	t.Parallel()
 	rfc := makeProfile("rfc.txt", "Internet Engineering Task Force (IETF)\nRequest for Comments: 9000\n...\nThe key words \"MUST\", \"MUST NOT\" ... are to be interpreted as described in BCP\n   14 [RFC2119].\nEndpoints MUST do this.")
 	if !rfc.UpperOnly || rfc.Identifier != "RFC 9000" || rfc.Language != "English" {
 		t.Errorf("rfc profile = %+v", rfc)
@@ -105,6 +108,7 @@ func TestProfile(t *testing.T) {
 }
 
 func TestBuildDraft(t *testing.T) {
+	t.Parallel()
 	p := profile{Document: "p.pdf", Language: "German", Identifier: "GoBD"}
 	f, _ := classify("Buchungsbelege sind zehn Jahre lang unveränderbar aufzubewahren.", false)
 	d := buildDraft("Buchungsbelege sind zehn Jahre lang unveränderbar aufzubewahren.", "p.pdf", "chunk_003", "5 Pflichten", f, p)

@@ -10,6 +10,7 @@ import (
 // A control catalogue states its controls without modal verbs; its
 // guidance uses them without stating any.
 func TestControlCatalogStructure(t *testing.T) {
+	t.Parallel()
 	body := `AC-2 ACCOUNT MANAGEMENT
 
 Control: The organization manages information system accounts, including:
@@ -65,6 +66,7 @@ Control: The information system enforces approved authorizations for logical acc
 
 // Labels in a definition list scope their own paragraph only.
 func TestDefinitionListLabels(t *testing.T) {
+	t.Parallel()
 	body := "   Change Controller:  The entity that is responsible for the definition\n      of the registration.\n   Notes:  Supplementary notes about the registration.\n\n   Provisional registrations MAY omit the Specification and Notes fields.\n"
 	got := analyzeChunk(chunkRead{n: 1, doc: "rfc.txt", body: body}, map[string]profile{"rfc.txt": {Language: "English", UpperOnly: true}})
 	if len(got) != 1 || got[0].Citations[0].Quote != "Provisional registrations MAY omit the Specification and Notes fields." {
@@ -74,6 +76,7 @@ func TestDefinitionListLabels(t *testing.T) {
 
 // Modal verbs that state no duty.
 func TestModalVerbsThatStateNoDuty(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]bool{
 		"The process may take up to half an hour.":                               false,
 		"There may be references in this publication to other publications.":     false,
@@ -95,6 +98,7 @@ func TestModalVerbsThatStateNoDuty(t *testing.T) {
 // A run too long to be one sentence (table rows without full stops) is
 // read row by row, not dropped.
 func TestLongRunsAreReadRowByRow(t *testing.T) {
+	t.Parallel()
 	var rows []string
 	for i := range 40 {
 		rows = append(rows, fmt.Sprintf("Row %d the operator must record the value of sensor %d every hour", i, i))
@@ -127,6 +131,7 @@ func TestLongRunsAreReadRowByRow(t *testing.T) {
 // A requirements table: one requirement per row with an identifier,
 // whatever its verb; a row that names something is none.
 func TestRequirementTableRows(t *testing.T) {
+	t.Parallel()
 	body := `3.2 Functional requirements
 
 ID      Requirement                                                     Priority
@@ -160,6 +165,7 @@ A.11.2  Access control for mobile devices
 // A numbered requirement list in the manner of NIST SP 800-171: labels on
 // lines of their own, imperative statements numbered 3.1.1, 3.1.2, ….
 func TestNumberedRequirementList(t *testing.T) {
+	t.Parallel()
 	body := `3.1 ACCESS CONTROL
 
 Basic Security Requirements

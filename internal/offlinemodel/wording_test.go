@@ -141,6 +141,7 @@ func runWorded(t *testing.T, doc string, reword bool) wordedRun {
 // the same steps, with the same calls, to the same output — clearings and
 // summaries included.
 func TestRewordedToolResultsChangeNothing(t *testing.T) {
+	t.Parallel()
 	doc := filepath.Join("..", "..", "testdata", "sample", "retention-policy.pdf")
 	plain := runWorded(t, doc, false)
 	reworded := runWorded(t, doc, true)

@@ -11,6 +11,7 @@ import (
 // The committed sample PDF is what the generator makes from the committed
 // Markdown: they cannot drift apart.
 func TestSampleIsUpToDate(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "sample.pdf")
 	cmd := exec.Command("go", "run", "./mksample", "../../testdata/sample/retention-policy.md", out)
 	if msg, err := cmd.CombinedOutput(); err != nil {

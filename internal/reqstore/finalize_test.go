@@ -52,6 +52,7 @@ func readOutput(t *testing.T, job *workspace.Job) []requirement.Record {
 }
 
 func TestFinalize(t *testing.T) {
+	t.Parallel()
 	job := newJob(t, true)
 	s := Open(job)
 	saveAll(t, s)
@@ -112,6 +113,7 @@ func breakAll(t *testing.T, job *workspace.Job) {
 }
 
 func TestFinalizeRefusesInvalid(t *testing.T) {
+	t.Parallel()
 	job := newJob(t, true)
 	s := Open(job)
 	saveAll(t, s)
@@ -150,6 +152,7 @@ func TestFinalizeRefusesInvalid(t *testing.T) {
 // A partial output leaves invalid requirements out and says so, and its
 // summary opens with the note.
 func TestFinalizePartial(t *testing.T) {
+	t.Parallel()
 	job := newJob(t, true)
 	s := Open(job)
 	saveAll(t, s)

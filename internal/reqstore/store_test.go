@@ -71,6 +71,7 @@ func folders(t *testing.T, job *workspace.Job) []string {
 }
 
 func TestSave(t *testing.T) {
+	t.Parallel()
 	job := newJob(t, true)
 	s := Open(job)
 	d := draft("The company must keep\ninvoices for ten years.", requirement.Citation{Chunk: "chunk_001", Quote: "Invoices must be kept for ten  years."})
@@ -109,6 +110,7 @@ func TestSave(t *testing.T) {
 // TestSaveCorrections saves citations in the forms models write them:
 // each is stored in its canonical form and the correction reported.
 func TestSaveCorrections(t *testing.T) {
+	t.Parallel()
 	s := Open(newJob(t, true))
 	divided := "Records must not be deleted before the end of their retention period, even if the business relationship has ended."
 	saved, err := s.Save(draft("Records must not be deleted early.",
@@ -137,6 +139,7 @@ func TestSaveCorrections(t *testing.T) {
 }
 
 func TestSaveRefuses(t *testing.T) {
+	t.Parallel()
 	job := newJob(t, true)
 	s := Open(job)
 	invoices := cite("chunk_001", "Invoices must be kept for ten years.")
@@ -178,6 +181,7 @@ func TestSaveRefuses(t *testing.T) {
 // numbers its requirements as an uninterrupted one would. A folder the
 // agent drafts in keeps its id.
 func TestIDsAfterACutOffSave(t *testing.T) {
+	t.Parallel()
 	job := newJob(t, true)
 	s := Open(job)
 	os.MkdirAll(filepath.Join(job.Dir, "requirements", "req_001"), 0o755) // left by a kill
@@ -198,6 +202,7 @@ func TestIDsAfterACutOffSave(t *testing.T) {
 // The index of saved requirements follows folders added and removed
 // behind the store's back.
 func TestIndexFollowsTheFolders(t *testing.T) {
+	t.Parallel()
 	job := newJob(t, true)
 	s := Open(job)
 	first, err := s.Save(draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years.")))
@@ -225,6 +230,7 @@ func TestIndexFollowsTheFolders(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	job := newJob(t, true)
 	s := Open(job)
 	saved, err := s.Save(draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years.")))

@@ -35,6 +35,7 @@ func validationError(t *testing.T, instance string) error {
 }
 
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		instance          string
 		arguments, record string
@@ -59,6 +60,7 @@ func TestExplain(t *testing.T) {
 }
 
 func TestMissing(t *testing.T) {
+	t.Parallel()
 	if got := Missing([]string{"quote"}, "citations[]"); got != `missing required field "quote" in citations[]` {
 		t.Errorf("Missing = %q", got)
 	}

@@ -18,6 +18,7 @@ type words struct{}
 func (words) Count(s string) int { return len(strings.Fields(s)) }
 
 func TestEventsAreLinesOfTheirType(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	clock := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	r := New(&buf, words{}, func() time.Time { return clock }, true)
@@ -62,6 +63,7 @@ func TestEventsAreLinesOfTheirType(t *testing.T) {
 }
 
 func TestReadSkipsATornLastLine(t *testing.T) {
+	t.Parallel()
 	good := `{"type":"llm_call","time":"2026-11-21T06:00:00Z","step":1}` + "\n"
 	events, err := Read(strings.NewReader(good + `{"type":"tool_c`))
 	if err != nil || len(events) != 1 {
@@ -73,6 +75,7 @@ func TestReadSkipsATornLastLine(t *testing.T) {
 }
 
 func TestConcurrentWritersKeepWholeLines(t *testing.T) {
+	t.Parallel()
 	var buf lockedBuffer
 	r := New(&buf, nil, nil, false)
 	var wg sync.WaitGroup

@@ -6,6 +6,7 @@ import (
 )
 
 func TestCount(t *testing.T) {
+	t.Parallel()
 	c := Default()
 	cases := map[string]int{
 		"":            0,
@@ -31,6 +32,7 @@ func TestCount(t *testing.T) {
 // megabytes without white space is counted in slices, close to the exact
 // figure, instead of in quadratic time.
 func TestLongRuns(t *testing.T) {
+	t.Parallel()
 	c := Default()
 	text := strings.Repeat("Die Buchungsbelege sind zehn Jahre lang aufzubewahren; see https://example.org/a/b?c=d. ", 50)
 	if got, want := c.Count(text), len(c.enc.EncodeOrdinary(text)); got != want {
@@ -83,6 +85,7 @@ func BenchmarkCountAgain(b *testing.B) {
 }
 
 func TestCountAgain(t *testing.T) {
+	t.Parallel()
 	c := Default()
 	a := strings.Repeat("records must be kept ", 200)
 	b := a[:len(a)-1] + "X"

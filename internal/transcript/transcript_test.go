@@ -19,6 +19,7 @@ func (m memFiles) AppendInternal(rel string, data []byte) error {
 func (m memFiles) ReadInternal(rel string) ([]byte, error) { return m[rel], nil }
 
 func TestRoundTripAndTornLastLine(t *testing.T) {
+	t.Parallel()
 	files := memFiles{}
 	w := NewWriter(files)
 	w.Append(Record{Type: TypeMessage, Step: 1, Message: &llm.Message{Role: llm.RoleAssistant, Content: "hi", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read_plan", Arguments: "{}"}}}})
@@ -36,6 +37,7 @@ func TestRoundTripAndTornLastLine(t *testing.T) {
 }
 
 func TestDamageInTheMiddleIsReported(t *testing.T) {
+	t.Parallel()
 	_, err := Parse(strings.NewReader("{\"type\":\"message\"}\n{garbage\n{\"type\":\"step\"}\n"))
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("err = %v", err)
@@ -43,6 +45,7 @@ func TestDamageInTheMiddleIsReported(t *testing.T) {
 }
 
 func TestMissingTranscriptIsEmpty(t *testing.T) {
+	t.Parallel()
 	recs, err := Load(memFiles{})
 	if err != nil || len(recs) != 0 {
 		t.Fatalf("Load = %v, %v", recs, err)
@@ -50,6 +53,7 @@ func TestMissingTranscriptIsEmpty(t *testing.T) {
 }
 
 func TestApplyEditsAClearing(t *testing.T) {
+	t.Parallel()
 	calls := []llm.ToolCall{{ID: "a", Name: "write_file", Arguments: `{"path":"x","content":"long"}`}}
 	msgs := []llm.Message{
 		{Role: llm.RoleUser, Content: "go"},
@@ -85,6 +89,7 @@ func TestApplyEditsAClearing(t *testing.T) {
 // A message's data comes back from the transcript as it went in, so a
 // resumed job reads the same data as the run that wrote it.
 func TestRoundTripKeepsData(t *testing.T) {
+	t.Parallel()
 	msgs := []llm.Message{
 		{Role: llm.RoleUser, Content: "Job j.", Data: llm.MessageData{Value: json.RawMessage(`{"job":"j","inputs":["p.pdf"]}`)}},
 		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "a", Name: "read_file", Arguments: `{"path":"x"}`}, {ID: "b", Name: "read_file", Arguments: "{}"}}},
@@ -119,6 +124,7 @@ func TestRoundTripKeepsData(t *testing.T) {
 // A clearing marks the results it replaces as cleared, and their value goes
 // with their text; the copy the clearing was made on keeps its own.
 func TestApplyMarksClearedResults(t *testing.T) {
+	t.Parallel()
 	value := json.RawMessage(`{"path":"x","first":1,"lines":["x"],"total":1}`)
 	msgs := []llm.Message{
 		{Role: llm.RoleUser, Content: "go"},
