@@ -129,16 +129,7 @@ func FormatOf(name string) (string, bool) {
 func Markdown(src Source) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Requirements of %s\n\n", strings.Join(src.Documents, ", "))
-	counts := map[string]int{}
-	for _, r := range src.Records {
-		counts[r.Type]++
-	}
-	var parts []string
-	for _, t := range requirement.Types {
-		if counts[t] > 0 {
-			parts = append(parts, humanize.Plural(counts[t], t))
-		}
-	}
+	parts := requirement.TypeCounts(src.Records)
 	fmt.Fprintf(&b, "%s", humanize.Plural(len(src.Records), "requirement"))
 	if len(parts) > 0 {
 		fmt.Fprintf(&b, ": %s", strings.Join(parts, ", "))

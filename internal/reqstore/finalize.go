@@ -83,16 +83,7 @@ func (e *InvalidError) Error() string {
 // String says in one line what was written:
 // "wrote output/requirements.json with 2 requirements (…), …; REQ-003 repeats REQ-001 and was left out".
 func (r Result) String() string {
-	counts := map[string]int{}
-	for _, rec := range r.Records {
-		counts[rec.Type]++
-	}
-	var parts []string
-	for _, t := range requirement.Types {
-		if counts[t] > 0 {
-			parts = append(parts, humanize.Plural(counts[t], t))
-		}
-	}
+	parts := requirement.TypeCounts(r.Records)
 	msg := fmt.Sprintf("wrote %s with %s", output.RequirementsFile, humanize.Plural(len(r.Records), "requirement"))
 	if len(parts) > 0 {
 		msg += " (" + strings.Join(parts, ", ") + ")"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"creator/internal/humanize"
 	"creator/internal/schemaerr"
 )
 
@@ -117,4 +118,21 @@ func Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(data, '\n'), nil
+}
+
+// TypeCounts says how many records there are of each type, in the order of
+// Types: ["3 obligations", "1 permission"]; types without records are left
+// out.
+func TypeCounts(records []Record) []string {
+	counts := map[string]int{}
+	for _, r := range records {
+		counts[r.Type]++
+	}
+	var parts []string
+	for _, t := range Types {
+		if counts[t] > 0 {
+			parts = append(parts, humanize.Plural(counts[t], t))
+		}
+	}
+	return parts
 }
