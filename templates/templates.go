@@ -1,4 +1,5 @@
-// Package templates holds the files copied into every new job.
+// Package templates holds the agent's prompts: the guide copied into every
+// new job as instructions.md, and the system prompt.
 package templates
 
 import _ "embed"
