@@ -58,15 +58,15 @@ type Config struct {
 
 // Start is what a reporter learns when the agent starts.
 type Start struct {
-	Job      *workspace.Job
-	Resumed  bool
-	Model    string
-	Info     workspace.Info
-	Totals   agent.Totals
-	Context  compaction.Config // as context management applies it
-	Priced   bool
-	Price    cost.Price
-	Tokenize string
+	Job       *workspace.Job
+	Resumed   bool
+	Model     string
+	Info      workspace.Info
+	Totals    agent.Totals
+	Context   compaction.Config // as context management applies it
+	Priced    bool
+	Price     cost.Price
+	Tokenizer string
 }
 
 // Reporter shows a running job to a person. Its methods are called from
@@ -212,7 +212,7 @@ func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
 	conv, startTotals := agent.Rebuild(cfg.Transcript)
 	r.events.JobStarted(cfg.ModelName, r.resuming, startTotals.Steps, cfg.Settings)
 	r.report.Started(Start{Job: r.job, Resumed: r.resuming, Model: cfg.ModelName, Info: info, Totals: startTotals,
-		Context: r.context.Config(), Priced: cfg.Priced, Price: cfg.Price, Tokenize: cfg.Tokenizer})
+		Context: r.context.Config(), Priced: cfg.Priced, Price: cfg.Price, Tokenizer: cfg.Tokenizer})
 
 	var out agent.Outcome
 	var err error

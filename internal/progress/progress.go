@@ -135,7 +135,7 @@ func (p *Display) Started(s jobrun.Start) {
 	if p.verbose {
 		c := s.Context
 		p.printf("creator: context window %s tokens; clearing from %s, summary at %s, %d tool results kept, results over %s tokens saved to .agent/results/; counted with %s",
-			humanize.Int(c.ContextWindow), humanize.Int(c.ClearAt), humanize.Int(c.SummarizeAt), c.KeepToolResults, humanize.Int(c.ResultBudget), s.Tokenize)
+			humanize.Int(c.ContextWindow), humanize.Int(c.ClearAt), humanize.Int(c.SummarizeAt), c.KeepToolResults, humanize.Int(c.ResultBudget), s.Tokenizer)
 		if s.Priced && s.Price != (cost.Price{}) {
 			p.printf("creator: priced at $%g in, $%g out per million tokens", s.Price.In, s.Price.Out)
 		}
