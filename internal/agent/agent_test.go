@@ -125,15 +125,21 @@ func TestSmallJobCompletes(t *testing.T) {
 	}
 }
 
+// writeReadBadUnknown is one step of calls: a write, a read of it, a write
+// whose arguments are not JSON, and a tool that does not exist.
+func writeReadBadUnknown() []llm.ToolCall {
+	return []llm.ToolCall{
+		fakellm.Call("", "write_file", `{"path":"notes/a.md","content":"first"}`),
+		fakellm.Call("", "read_file", `{"path":"notes/a.md"}`),
+		fakellm.Call("", "write_file", `{"path":"notes/a.md",`), // not JSON
+		fakellm.Call("", "delete_everything", `{}`),
+	}
+}
+
 func TestToolCallsRunInOrderAndErrorsGoBack(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, fakellm.Script(
-		[]llm.ToolCall{
-			fakellm.Call("", "write_file", `{"path":"notes/a.md","content":"first"}`),
-			fakellm.Call("", "read_file", `{"path":"notes/a.md"}`),
-			fakellm.Call("", "write_file", `{"path":"notes/a.md",`), // not JSON
-			fakellm.Call("", "delete_everything", `{}`),
-		},
+		writeReadBadUnknown(),
 	))
 	a := e.agent(t)
 	a.Limits.MaxSteps = 1
@@ -161,13 +167,7 @@ func TestToolCallsRunInOrderAndErrorsGoBack(t *testing.T) {
 func TestToolResultsCarryData(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, fakellm.Script(
-		[]llm.ToolCall{
-			fakellm.Call("", "write_file", `{"path":"notes/a.md","content":"first"}`),
-			fakellm.Call("", "read_file", `{"path":"notes/a.md"}`),
-			fakellm.Call("", "write_file", `{"path":"notes/a.md",`), // not JSON
-			fakellm.Call("", "delete_everything", `{}`),
-			fakellm.Call("", "read_file", `{"path":"notes/missing.md"}`),
-		},
+		append(writeReadBadUnknown(), fakellm.Call("", "read_file", `{"path":"notes/missing.md"}`)),
 	))
 	a := e.agent(t)
 	a.Limits.MaxSteps = 2
