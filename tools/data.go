@@ -65,6 +65,24 @@ type SavedRequirement struct {
 	ID        string `json:"id"`
 	File      string `json:"file"`
 	Duplicate bool   `json:"duplicate,omitempty"`
+	// Chunks are the chunks its citations name.
+	Chunks []string `json:"chunks,omitempty"`
+}
+
+// Finalized is finalize_output's data when it wrote the output: how many
+// requirements, and the coverage of the documents.
+type Finalized struct {
+	Requirements int              `json:"requirements"`
+	Chunks       int              `json:"chunks"`
+	Uncovered    []UncoveredChunk `json:"uncovered,omitempty"`
+	Unchunked    []string         `json:"unchunked,omitempty"`
+}
+
+// UncoveredChunk is a chunk not covered yet; Read says whether it was read
+// in full (then it is neither cited nor declared empty).
+type UncoveredChunk struct {
+	Chunk string `json:"chunk"`
+	Read  bool   `json:"read,omitempty"`
 }
 
 // FinalizeRefused is finalize_output's data when it refuses to build the

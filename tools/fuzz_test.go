@@ -32,7 +32,7 @@ func FuzzToolArguments(f *testing.F) {
 		f.Fatal(err)
 	}
 	all = append(all, DocumentTools(docs, tokens.Default())...)
-	all = append(all, RequirementTools(job)...)
+	all = append(all, RequirementTools(job, nil)...)
 	all = append(all, SearchTools(job.Files, index.ScanOnly{FS: job.FS()})...)
 	reg, err := NewRegistry(all...)
 	if err != nil {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"creator/internal/coverage"
 	"creator/internal/llm"
+	"creator/internal/output"
 	"creator/internal/reqstore"
 	"creator/internal/requirement"
 )
@@ -30,9 +32,10 @@ func enum(values []string) *jsonschema.Schema {
 }
 
 // RequirementTools returns save_requirement and finalize_output over the
-// requirements kept in files.
-func RequirementTools(files reqstore.FS) []Tool {
-	r := &reqTools{store: reqstore.Open(files)}
+// requirements kept in files. measure, when not nil, measures the coverage
+// of the documents, which finalize_output reports.
+func RequirementTools(files reqstore.FS, measure func() (coverage.Report, error)) []Tool {
+	r := &reqTools{store: reqstore.Open(files), measure: measure}
 	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[reqType]():     enum(requirement.Types),
 		reflect.TypeFor[reqCategory](): enum(requirement.Categories),
@@ -45,7 +48,8 @@ func RequirementTools(files reqstore.FS) []Tool {
 }
 
 type reqTools struct {
-	store *reqstore.Store
+	store   *reqstore.Store
+	measure func() (coverage.Report, error)
 }
 
 type citationArgs struct {
@@ -80,6 +84,9 @@ func (r *reqTools) save(ctx context.Context, a saveArgs) (llm.ToolResult, error)
 		return llm.ToolResult{}, err
 	}
 	data := SavedRequirement{ID: saved.ID, File: saved.File, Duplicate: saved.Duplicate}
+	for _, c := range saved.Record.Citations {
+		data.Chunks = append(data.Chunks, c.Chunk)
+	}
 	if saved.Duplicate {
 		return llm.ToolResult{Text: fmt.Sprintf("already saved as %s (%s); nothing changed", saved.ID, saved.File), Data: data}, nil
 	}
@@ -114,7 +121,15 @@ func correction(c reqstore.Correction) string {
 // finalize builds the output; when requirements are invalid its data names
 // the broken files its message lists.
 func (r *reqTools) finalize(ctx context.Context, _ noArgs) (llm.ToolResult, error) {
-	res, err := r.store.Finalize("")
+	var cov *coverage.Report
+	if r.measure != nil {
+		m, err := r.measure()
+		if err != nil {
+			return llm.ToolResult{}, err
+		}
+		cov = &m
+	}
+	res, err := r.store.Finalize("", summaryOf(cov))
 	var invalid *reqstore.InvalidError
 	if errors.As(err, &invalid) {
 		problems := shown(invalid.Problems)
@@ -127,7 +142,29 @@ func (r *reqTools) finalize(ctx context.Context, _ noArgs) (llm.ToolResult, erro
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
-	return llm.ToolResult{Text: res.String()}, nil
+	if cov == nil {
+		return llm.ToolResult{Text: res.String()}, nil
+	}
+	data := Finalized{Requirements: len(res.Records), Chunks: cov.Chunks, Unchunked: cov.Unchunked}
+	for _, g := range cov.Gaps {
+		data.Uncovered = append(data.Uncovered, UncoveredChunk{Chunk: g.ID, Read: g.Read})
+	}
+	text := res.String() + "; coverage: " + cov.String()
+	if cov.Uncovered > 0 || len(cov.Unchunked) > 0 {
+		text += "; " + cov.Missing(MaxGapsNamed) + ". The job completes only when the documents are covered: " + coverage.Rule
+	}
+	return llm.ToolResult{Text: text, Data: data}, nil
+}
+
+// MaxGapsNamed bounds the uncovered chunks a result names.
+const MaxGapsNamed = 20
+
+// summaryOf is the coverage for summary.md, nil when not measured.
+func summaryOf(r *coverage.Report) *output.Coverage {
+	if r == nil {
+		return nil
+	}
+	return r.Summary()
 }
 
 // maxProblemsShown bounds the problems finalize_output lists.

@@ -332,7 +332,7 @@ func TestInstructionsNameEveryTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	all = append(all, tools.DocumentTools(docs, tokens.Default())...)
-	all = append(all, tools.RequirementTools(j)...)
+	all = append(all, tools.RequirementTools(j, nil)...)
 	all = append(all, tools.SearchTools(j.Files, index.ScanOnly{FS: j.FS()})...)
 	for _, tool := range all {
 		if !bytes.Contains(templates.Instructions, []byte("`"+tool.Name()+"(")) {

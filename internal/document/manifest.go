@@ -3,6 +3,7 @@ package document
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -43,6 +44,32 @@ func ParseManifest(data []byte) (Manifest, error) {
 func (m Manifest) Find(id string) (ManifestChunk, bool) {
 	for _, c := range m.Chunks {
 		if c.ID == id {
+			return c, true
+		}
+	}
+	return ManifestChunk{}, false
+}
+
+// chunkNumberRE reads a chunk named by its number: "chunk_003", "chunk 3", "3".
+var chunkNumberRE = regexp.MustCompile(`^(?:chunk[ _-]?)?0*(\d+)$`)
+
+// Lookup finds the chunk a model names: by its id, or the same chunk
+// given as a file name or path ("chunk_003.md", "chunks/chunk_003.md"), in
+// another case, or by its number ("3", "chunk 3").
+func (m Manifest) Lookup(given string) (ManifestChunk, bool) {
+	if c, ok := m.Find(given); ok {
+		return c, true
+	}
+	s := strings.ToLower(strings.TrimSpace(given))
+	s = strings.TrimPrefix(s, "./")
+	s = strings.TrimPrefix(s, "chunks/")
+	s = strings.TrimSuffix(s, ".md")
+	g := chunkNumberRE.FindStringSubmatch(s)
+	if g == nil {
+		return ManifestChunk{}, false
+	}
+	for _, c := range m.Chunks {
+		if n := chunkNumberRE.FindStringSubmatch(c.ID); n != nil && n[1] == g[1] {
 			return c, true
 		}
 	}

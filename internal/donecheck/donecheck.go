@@ -1,6 +1,7 @@
 // Package donecheck decides from the job's files whether a job is done:
-// every task of plan.json completed and output/requirements.json present
-// and valid. What the model says is never taken into account.
+// every task of plan.json completed, output/requirements.json present and
+// valid, and the documents covered. What the model says is never taken
+// into account.
 package donecheck
 
 import (
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 
 	"creator/internal/agent"
+	"creator/internal/coverage"
 	"creator/internal/output"
 	"creator/planner"
 )
@@ -22,7 +24,16 @@ type Files interface {
 type Checker struct {
 	Planner *planner.Planner
 	Files   Files
+	// Coverage measures the coverage of the documents; nil does not check
+	// it. It is measured once the plan and the output are done, since
+	// that is when it decides; MinCoverage is the share of chunks that
+	// must be covered.
+	Coverage    func() (coverage.Report, error)
+	MinCoverage float64
 }
+
+// MaxGapsNamed bounds the uncovered chunks a message names.
+const MaxGapsNamed = 20
 
 // Check reports whether the job is complete and, if not, what is missing.
 func (c Checker) Check() (agent.CompletionStatus, error) {
@@ -51,6 +62,16 @@ func (c Checker) Check() (agent.CompletionStatus, error) {
 	default:
 		if verr := output.Validate(data); verr != nil {
 			st.Missing = append(st.Missing, "fix the output: "+verr.Error())
+		}
+	}
+	if len(st.Missing) == 0 && c.Coverage != nil {
+		r, err := c.Coverage()
+		if err != nil {
+			return st, err
+		}
+		if !r.Meets(c.MinCoverage) {
+			st.Missing = append(st.Missing, fmt.Sprintf("the documents are not covered (%s; %s): %s. Read what is missing, save the requirements of each chunk or declare it empty with declare_chunk_empty, then call finalize_output again",
+				r, coverage.Rule, r.Missing(MaxGapsNamed)))
 		}
 	}
 	st.Done = len(st.Missing) == 0

@@ -6,6 +6,7 @@ import (
 
 	"creator/compaction"
 	"creator/internal/agent"
+	"creator/internal/coverage"
 	"creator/internal/donecheck"
 	"creator/internal/index"
 	"creator/internal/llm"
@@ -22,9 +23,22 @@ import (
 func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info workspace.Info) error {
 	cfg := r.cfg
 	journal := transcript.NewWriter(r.job)
+	var documents []string
+	for _, in := range info.Inputs {
+		documents = append(documents, in.Name)
+	}
+	cov, err := openCoverage(r.job, cfg.Transcript, documents, r.report)
+	if err != nil {
+		return err
+	}
+	r.coverage = cov
+	minCoverage := cfg.MinCoverage
+	if minCoverage == 0 {
+		minCoverage = DefaultMinCoverage
+	}
 	a := &agent.Agent{
 		Model:      cfg.Model,
-		Completion: donecheck.Checker{Planner: r.planner, Files: r.job},
+		Completion: donecheck.Checker{Planner: r.planner, Files: r.job, Coverage: cov.measure, MinCoverage: minCoverage},
 		Journal:    journal,
 		System:     templates.SystemPrompt,
 		Limits:     cfg.Limits,
@@ -45,7 +59,8 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	docs := tools.DocumentFiles{Files: r.job.Files, Own: r.job.Internal, Inputs: info.Inputs}
 	all := append(tools.WorkspaceTools(r.job.Files), tools.PlanningTools(r.planner, stats, nil)...)
 	all = append(all, tools.DocumentTools(docs, counter)...)
-	all = append(all, tools.RequirementTools(r.job)...)
+	all = append(all, tools.RequirementTools(r.job, cov.measure)...)
+	all = append(all, tools.CoverageTools(cov.ledger, cov.manifestOf)...)
 	all = append(all, tools.SearchTools(r.job.Files, searcher)...)
 	reg, err := tools.NewRegistry(all...)
 	if err != nil {
@@ -60,7 +75,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 		r.events.Compaction(e.Kind, e.Before, e.After, e.Note)
 	}
 	a.Hook = cm
-	a.Observer = observers{usage, r.report, r.events}
+	a.Observer = observers{usage, cov, r.report, r.events}
 	r.agent, r.context = a, cm
 	return nil
 }
@@ -118,6 +133,7 @@ func (Silent) IndexOpened(index.SyncStats, error) {}
 func (Silent) PlanChanged(planner.Event)          {}
 func (Silent) Compacted(compaction.Event)         {}
 func (Silent) Stop()                              {}
+func (Silent) CoverageChanged(coverage.Report)    {}
 
 // ceilCents rounds a dollar amount up to whole cents.
 func ceilCents(v float64) float64 { return math.Ceil(100*v) / 100 }

@@ -17,10 +17,12 @@ import (
 	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/cost"
+	"creator/internal/coverage"
 	"creator/internal/document"
 	"creator/internal/humanize"
 	"creator/internal/index"
 	"creator/internal/llm"
+	"creator/internal/output"
 	"creator/internal/reqstore"
 	"creator/internal/telemetry"
 	"creator/internal/tokens"
@@ -44,6 +46,9 @@ type Config struct {
 	Limits agent.Limits
 	// Context is how the conversation is kept within the model's window.
 	Context compaction.Config
+	// MinCoverage is the share of chunks that must be covered before the
+	// job can complete; 0 is DefaultMinCoverage.
+	MinCoverage float64
 	// Tokenizer names the encoding prompts are counted with.
 	Tokenizer string
 	// Settings are recorded in job.json for later resumes.
@@ -79,6 +84,8 @@ type Reporter interface {
 	IndexOpened(st index.SyncStats, err error)
 	PlanChanged(planner.Event)
 	Compacted(compaction.Event)
+	// CoverageChanged tells how far the documents are covered.
+	CoverageChanged(coverage.Report)
 	Stop()
 }
 
@@ -128,6 +135,7 @@ type run struct {
 	events   *telemetry.Recorder
 	agent    *agent.Agent
 	context  *compaction.Manager
+	coverage *coverageWatch
 	resuming bool
 }
 
@@ -213,6 +221,7 @@ func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
 	r.events.JobStarted(cfg.ModelName, r.resuming, startTotals.Steps, cfg.Settings)
 	r.report.Started(Start{Job: r.job, Resumed: r.resuming, Model: cfg.ModelName, Info: info, Totals: startTotals,
 		Context: r.context.Config(), Priced: cfg.Priced, Price: cfg.Price, Tokenizer: cfg.Tokenizer})
+	r.coverage.started()
 
 	var out agent.Outcome
 	var err error
@@ -274,7 +283,12 @@ func (r *run) conclude(out agent.Outcome) Outcome {
 	if budget(out.Kind) {
 		// A budget is not a failure: what exists so far becomes the output.
 		note := fmt.Sprintf("Partial result: the job stopped before completion (%s). Continue it with `%s`.", out.Reason, o.Resume)
-		res, err := reqstore.Open(r.job).Finalize(note)
+		var cov *output.Coverage
+		if m, err := r.coverage.measure(); err == nil {
+			note = fmt.Sprintf("Partial result: the job stopped before completion (%s); coverage: %s. Continue it with `%s`.", out.Reason, m, o.Resume)
+			cov = m.Summary()
+		}
+		res, err := reqstore.Open(r.job).Finalize(note, cov)
 		if err != nil {
 			o.PartialErr = err
 		} else {

@@ -89,7 +89,7 @@ func runWorded(t *testing.T, doc string, reword bool) wordedRun {
 		t.Fatal(err)
 	}
 	all = append(all, tools.DocumentTools(docs, byteCounter{})...)
-	all = append(all, tools.RequirementTools(job)...)
+	all = append(all, tools.RequirementTools(job, nil)...)
 	all = append(all, tools.SearchTools(job.Files, index.ScanOnly{FS: job.FS()})...)
 	reg, err := tools.NewRegistry(all...)
 	if err != nil {

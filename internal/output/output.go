@@ -39,11 +39,32 @@ func JSON(recs []requirement.Record) ([]byte, error) {
 	return requirement.Marshal(recs)
 }
 
+// Coverage is what summary.md says of how the documents were worked
+// through: chunks read in full, cited, declared empty, and those not
+// covered with what they miss.
+type Coverage struct {
+	Chunks, Covered, Read, Cited int
+	Uncovered                    []string // "chunk_004 (lines 10-40 not read)"
+	Empty                        []EmptyChunk
+}
+
+// EmptyChunk is a chunk declared to hold no requirement.
+type EmptyChunk struct {
+	Chunk, Reason string
+}
+
+// maxUncoveredListed bounds the uncovered chunks summary.md names.
+const maxUncoveredListed = 20
+
 // Summary renders output/summary.md: counts by type, category, priority
-// and framework, and a table of the requirements with their sources.
-func Summary(recs []requirement.Record, documents []string) []byte {
+// and framework, the coverage when cov is given, and a table of the
+// requirements with their sources.
+func Summary(recs []requirement.Record, documents []string, cov *Coverage) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Requirements\n\n%d requirements from %s.\n", len(recs), strings.Join(documents, ", "))
+	if cov != nil && len(recs) == 0 && cov.Chunks > 0 && cov.Covered == cov.Chunks {
+		b.WriteString("\nNo requirements: every chunk was read in full and declared to hold none, for the reasons listed below.\n")
+	}
 	count := func(title string, key func(requirement.Record) []string, order []string) {
 		n := map[string]int{}
 		for _, r := range recs {
@@ -74,6 +95,9 @@ func Summary(recs []requirement.Record, documents []string) []byte {
 	count("category", func(r requirement.Record) []string { return []string{r.Category} }, requirement.Categories)
 	count("priority", func(r requirement.Record) []string { return []string{r.Priority} }, requirement.Priorities)
 	count("framework", func(r requirement.Record) []string { return r.Frameworks }, nil)
+	if cov != nil {
+		writeCoverage(&b, *cov)
+	}
 	if len(recs) > 0 {
 		b.WriteString("\n## Requirements\n\n| id | title | type | priority | source |\n|---|---|---|---|---|\n")
 		for _, r := range recs {
@@ -81,6 +105,25 @@ func Summary(recs []requirement.Record, documents []string) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+func writeCoverage(b *bytes.Buffer, c Coverage) {
+	fmt.Fprintf(b, "\n## Coverage\n\n%d of %d chunks covered: %d read in full, %d cited by a requirement, %d declared empty.\n",
+		c.Covered, c.Chunks, c.Read, c.Cited, len(c.Empty))
+	if n := len(c.Uncovered); n > 0 {
+		shown := c.Uncovered[:min(n, maxUncoveredListed)]
+		more := ""
+		if n > len(shown) {
+			more = fmt.Sprintf(", and %d more", n-len(shown))
+		}
+		fmt.Fprintf(b, "\nNot covered: %s%s.\n", strings.Join(shown, ", "), more)
+	}
+	if len(c.Empty) > 0 {
+		b.WriteString("\n### Chunks declared empty\n\n| chunk | reason |\n|---|---|\n")
+		for _, e := range c.Empty {
+			fmt.Fprintf(b, "| %s | %s |\n", e.Chunk, cell(e.Reason))
+		}
+	}
 }
 
 // Sources names where a requirement comes from: "GoBD.pdf p. 14, 15".

@@ -4,6 +4,7 @@ package progress
 
 import (
 	"creator/internal/cost"
+	"creator/internal/coverage"
 	"creator/internal/index"
 	"creator/internal/jobrun"
 	"creator/internal/jobview"
@@ -57,6 +58,8 @@ type Display struct {
 	task        string // current task, "3. Find candidates"
 	done, total int
 	reqs        int
+	covered     int // chunks covered, of chunks
+	chunks      int
 	totals      agent.Totals
 	shown       bool // the live line is on the screen
 	lastDraw    time.Time
@@ -209,6 +212,9 @@ func (p *Display) line() string {
 	if p.total > 0 {
 		parts = append(parts, fmt.Sprintf("%d/%d tasks", p.done, p.total))
 	}
+	if p.chunks > 0 {
+		parts = append(parts, fmt.Sprintf("%d/%d chunks covered", p.covered, p.chunks))
+	}
 	parts = append(parts, humanize.Plural(p.reqs, "requirement"))
 	tokens := humanize.Int(p.totals.Tokens()) + " tokens"
 	if p.priced && p.totals.CostUSD > 0 {
@@ -287,6 +293,14 @@ func (p *Display) Compacted(e compaction.Event) {
 	if p.verbose {
 		p.printLocked(fmt.Sprintf("[step %d] context %s: %s → %s tokens (%s)", p.step, e.Kind, humanize.Int(e.Before), humanize.Int(e.After), e.Note))
 	}
+	p.drawLocked(false)
+}
+
+// CoverageChanged updates the chunks covered on the line.
+func (p *Display) CoverageChanged(r coverage.Report) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.covered, p.chunks = r.Covered(), r.Chunks
 	p.drawLocked(false)
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -117,27 +116,16 @@ func (c *chunks) notFound(cit requirement.Citation, body string) error {
 	return quoteNotFound(cit, body)
 }
 
-var chunkNumberRE = regexp.MustCompile(`^(?:chunk[ _-]?)?0*(\d+)$`)
-
-// resolve finds the chunk an id names: the id itself, or the same chunk
-// written as a file name or path ("chunk_003.md", "chunks/chunk_003.md"),
-// in another case, or by its number ("3", "chunk 3").
+// resolve finds the chunk an id names (document.Manifest.Lookup).
 func (c *chunks) resolve(id string) (string, *Correction, error) {
-	if _, ok := c.man.Find(id); ok {
-		return id, nil, nil
+	mc, ok := c.man.Lookup(id)
+	switch {
+	case !ok:
+		return "", nil, c.unknown(id)
+	case mc.ID != id:
+		return mc.ID, &Correction{Kind: ChunkName, Chunk: mc.ID, Given: id, Stored: mc.ID}, nil
 	}
-	s := strings.ToLower(strings.TrimSpace(id))
-	s = strings.TrimPrefix(s, "./")
-	s = strings.TrimPrefix(s, "chunks/")
-	s = strings.TrimSuffix(s, ".md")
-	if m := chunkNumberRE.FindStringSubmatch(s); m != nil {
-		for _, mc := range c.man.Chunks {
-			if n := chunkNumberRE.FindStringSubmatch(mc.ID); n != nil && strings.TrimLeft(n[1], "0") == strings.TrimLeft(m[1], "0") {
-				return mc.ID, &Correction{Kind: ChunkName, Chunk: mc.ID, Given: id, Stored: mc.ID}, nil
-			}
-		}
-	}
-	return "", nil, c.unknown(id)
+	return id, nil, nil
 }
 
 // documentOf checks the document a citation names against the chunk's:

@@ -107,8 +107,9 @@ func (r Result) String() string {
 // output/requirements.csv. Invalid requirements stop it with an
 // *InvalidError, unless partialNote is given: then the output is partial,
 // of a job stopped before completion, invalid requirements are left out
-// and summary.md opens with the note.
-func (s *Store) Finalize(partialNote string) (Result, error) {
+// and summary.md opens with the note. cov, when given, is the coverage
+// summary.md reports.
+func (s *Store) Finalize(partialNote string, cov *output.Coverage) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ch, err := loadChunks(s.files)
@@ -124,7 +125,7 @@ func (s *Store) Finalize(partialNote string) (Result, error) {
 		return Result{}, &InvalidError{Problems: problems}
 	}
 	res.Invalid = problems
-	if err := s.write(res.Records, ch, partialNote); err != nil {
+	if err := s.write(res.Records, ch, partialNote, cov); err != nil {
 		return Result{}, err
 	}
 	return res, nil
@@ -197,7 +198,7 @@ func checkEntry(ch *chunks, e *Entry, order map[string]int, pos map[string]posit
 }
 
 // write writes the output files of recs.
-func (s *Store) write(recs []requirement.Record, ch *chunks, partialNote string) error {
+func (s *Store) write(recs []requirement.Record, ch *chunks, partialNote string, cov *output.Coverage) error {
 	jsonData, err := output.JSON(recs)
 	if err != nil {
 		return err
@@ -218,7 +219,7 @@ func (s *Store) write(recs []requirement.Record, ch *chunks, partialNote string)
 	for _, f := range []struct {
 		path string
 		data []byte
-	}{{output.CSVFile, csvData}, {output.SummaryFile, withNote(partialNote, output.Summary(recs, docs))}, {output.RequirementsFile, jsonData}} {
+	}{{output.CSVFile, csvData}, {output.SummaryFile, withNote(partialNote, output.Summary(recs, docs, cov))}, {output.RequirementsFile, jsonData}} {
 		if _, err := s.files.WriteFile(f.path, f.data); err != nil {
 			return err
 		}

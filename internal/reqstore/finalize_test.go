@@ -63,7 +63,7 @@ func TestFinalize(t *testing.T) {
 	data, _ = job.ReadInternal("requirements/req_001/final.json")
 	job.WriteFile("requirements/req_004/final.json", []byte(strings.Replace(string(data), "REQ-001", "REQ-004", 1)))
 
-	res, err := s.Finalize("")
+	res, err := s.Finalize("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestFinalizeRefusesInvalid(t *testing.T) {
 	s := Open(job)
 	saveAll(t, s)
 	breakAll(t, job)
-	_, err := s.Finalize("")
+	_, err := s.Finalize("", nil)
 	var invalid *InvalidError
 	if !errors.As(err, &invalid) {
 		t.Fatalf("Finalize = %v, want an *InvalidError", err)
@@ -144,7 +144,7 @@ func TestFinalizeRefusesInvalid(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(job.Dir, output.RequirementsFile)); err == nil {
 		t.Fatal("output written despite problems")
 	}
-	if _, err := Open(newJob(t, false)).Finalize(""); err == nil || err.Error() != "there are no chunks yet: split the document with chunk_document first" {
+	if _, err := Open(newJob(t, false)).Finalize("", nil); err == nil || err.Error() != "there are no chunks yet: split the document with chunk_document first" {
 		t.Errorf("without chunks: %v", err)
 	}
 }
@@ -163,7 +163,7 @@ func TestFinalizePartial(t *testing.T) {
 	if err != nil || saved.ID != "REQ-010" {
 		t.Fatalf("Save = %+v, %v", saved, err)
 	}
-	res, err := s.Finalize("Partial result: stopped.")
+	res, err := s.Finalize("Partial result: stopped.", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
