@@ -65,6 +65,9 @@ type Settings struct {
 	PriceIn         float64 `json:"price_in,omitempty"`  // US dollars per million prompt tokens
 	PriceOut        float64 `json:"price_out,omitempty"` // … per million completion tokens
 	BaseURL         string  `json:"base_url,omitempty"`
+	// MinCoverage is the share of chunks that must be covered before the
+	// job can complete (0: all of them).
+	MinCoverage float64 `json:"min_coverage,omitempty"`
 }
 
 // Usage counts what the job has consumed so far.

@@ -12,6 +12,7 @@ import (
 	"creator/internal/cost"
 	"creator/internal/humanize"
 	"creator/internal/jobrun"
+	"creator/internal/llm"
 	"creator/internal/progress"
 	"creator/internal/tokens"
 	"creator/internal/transcript"
@@ -23,10 +24,10 @@ func (o *runOptions) settings(baseURL string) workspace.Settings {
 	s := workspace.Settings{
 		MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, MaxCost: o.maxCost, ContextWindow: o.contextWindow,
 		SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults, Tokenizer: o.tokenizer,
-		PriceIn: o.priceIn, PriceOut: o.priceOut,
+		PriceIn: o.priceIn, PriceOut: o.priceOut, MinCoverage: o.minCoverage,
 	}
 	if baseURL != "" {
-		s.BaseURL = safeURL(baseURL)
+		s.BaseURL = llm.SafeURL(baseURL)
 	}
 	return s
 }
@@ -132,6 +133,9 @@ func (o *runOptions) inherit(s workspace.Settings) {
 	setFloat("max-cost", &o.maxCost, s.MaxCost)
 	setFloat("price-in", &o.priceIn, s.PriceIn)
 	setFloat("price-out", &o.priceOut, s.PriceOut)
+	if !o.changed("min-coverage") && s.MinCoverage > 0 {
+		o.minCoverage = s.MinCoverage
+	}
 }
 
 // checkContextFlags rejects context figures that cannot work, before a job
@@ -146,6 +150,8 @@ func (o *runOptions) checkContextFlags() error {
 		return usageErrorf("--keep-tool-results must be at least 1, not %d", o.keepToolResults)
 	case o.requestTimeout < time.Second:
 		return usageErrorf("--request-timeout must be at least 1s, not %s", o.requestTimeout)
+	case o.minCoverage <= 0 || o.minCoverage > 1:
+		return usageErrorf("--min-coverage is the share of chunks that must be covered, more than 0 and at most 1, not %g", o.minCoverage)
 	case o.maxCost < 0 || o.priceIn < 0 || o.priceOut < 0:
 		return usageErrorf("--max-cost, --price-in and --price-out cannot be negative")
 	}
@@ -170,7 +176,7 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 		Price: price, Priced: priced,
 		Limits:    agent.Limits{MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, MaxCost: o.maxCost},
 		Context:   compaction.Config{ContextWindow: o.contextWindow, SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults},
-		Tokenizer: o.tokenizer, Settings: o.settings(m.baseURL), Transcript: recs,
+		Tokenizer: o.tokenizer, MinCoverage: o.minCoverage, Settings: o.settings(m.baseURL), Transcript: recs,
 		Reporter: display, Now: o.now,
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"creator/internal/coverage"
 	"flag"
 	"io"
 	"os"
@@ -293,8 +294,8 @@ func TestStatusStates(t *testing.T) {
 	}
 	_, out, _ = cliWith(t, nil, at, "list", "--workspace", root)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 || !regexp.MustCompile(`^ID +STATE +INPUT +TASKS +REQS +TOKENS +COST +UPDATED$`).MatchString(lines[0]) ||
-		!regexp.MustCompile(`^done +completed +policy\.txt +3/3 +1 +5,700 +\$0\.012 +2026-11-21`).MatchString(lines[1]) ||
+	if len(lines) != 4 || !regexp.MustCompile(`^ID +STATE +INPUT +TASKS +REQS +COVERED +TOKENS +COST +UPDATED$`).MatchString(lines[0]) ||
+		!regexp.MustCompile(`^done +completed +policy\.txt +3/3 +1 +- +5,700 +\$0\.012 +2026-11-21`).MatchString(lines[1]) ||
 		!strings.Contains(lines[2], "killed  interrupted") || !strings.Contains(lines[3], "busy    running") {
 		t.Errorf("list:\n%s", out)
 	}
@@ -334,6 +335,7 @@ func TestInstructionsNameEveryTool(t *testing.T) {
 	all = append(all, tools.DocumentTools(docs, tokens.Default())...)
 	all = append(all, tools.RequirementTools(j, nil)...)
 	all = append(all, tools.SearchTools(j.Files, index.ScanOnly{FS: j.FS()})...)
+	all = append(all, tools.CoverageTools(coverage.New(nil), nil)...)
 	for _, tool := range all {
 		if !bytes.Contains(templates.Instructions, []byte("`"+tool.Name()+"(")) {
 			t.Errorf("instructions.md does not mention %s", tool.Name())

@@ -36,14 +36,14 @@ func (o *runOptions) chooseModel(recordedModel, recordedURL string) (modelChoice
 	case m.name == "" && m.baseURL == "":
 		return modelChoice{name: offlinemodel.Name, auto: true}, nil
 	case m.name == "":
-		return m, usageErrorf("give --model (or CREATOR_MODEL): the name of the model the server at %s should run", safeURL(m.baseURL))
+		return m, usageErrorf("give --model (or CREATOR_MODEL): the name of the model the server at %s should run", llm.SafeURL(m.baseURL))
 	case m.baseURL == "" && m.apiKey == "":
 		return m, usageErrorf("no server for model %s: give --base-url (or CREATOR_BASE_URL), or set OPENAI_API_KEY to use api.openai.com", m.name)
 	}
 	if m.baseURL != "" {
 		u, err := url.Parse(m.baseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return m, usageErrorf("--base-url %q is not an http(s) URL such as http://localhost:8080/v1", safeURL(m.baseURL))
+			return m, usageErrorf("--base-url %q is not an http(s) URL such as http://localhost:8080/v1", llm.SafeURL(m.baseURL))
 		}
 	}
 	return m, nil
@@ -55,19 +55,6 @@ func (m modelChoice) client(timeout, baseDelay time.Duration) llm.Model {
 		return offlinemodel.New()
 	}
 	return llm.NewClient(llm.ClientConfig{BaseURL: m.baseURL, APIKey: m.apiKey, Model: m.name, SendReasoning: true, BaseDelay: baseDelay, Timeout: timeout})
-}
-
-// safeURL drops credentials and query parameters from a URL before it is
-// shown or recorded: they may hold secrets.
-func safeURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(invalid URL)"
-	}
-	u.User = nil
-	u.RawQuery = ""
-	u.Fragment = ""
-	return u.String()
 }
 
 func first(values ...string) string {

@@ -39,7 +39,7 @@ func TestProgressLineOnATerminal(t *testing.T) {
 	if len(draws) < 5 {
 		t.Fatalf("%d redraws:\n%q", len(draws), stderr)
 	}
-	lineRE := regexp.MustCompile(`^step \d+ · (\d+/\d+ tasks · )?\d+ requirements? · [\d,]+ tokens · \d+s( · task \d+\. .*)?$`)
+	lineRE := regexp.MustCompile(`^step \d+ · (\d+/\d+ tasks · )?(\d+/\d+ chunks covered · )?\d+ requirements? · [\d,]+ tokens · \d+s( · task \d+\. .*)?$`)
 	sawTask := false
 	for _, d := range draws[1:] {
 		line, _, _ := strings.Cut(d, "\n") // a printed line may follow a clear

@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"creator/internal/coverage"
+	"creator/internal/jobview"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -354,7 +357,9 @@ func TestKillAtRandomMoments(t *testing.T) {
 
 	doc := corpusPath(t, "GoBD.pdf")
 	start := time.Now()
-	_, want := readRequirements(t, runBuiltin(t, doc, "ref"))
+	refDir := runBuiltin(t, doc, "ref")
+	_, want := readRequirements(t, refDir)
+	wantCoverage := coverageOf(t, refDir)
 	span := time.Since(start) + 300*time.Millisecond // a process starts more slowly
 
 	root := filepath.Join(t.TempDir(), "ws")
@@ -404,18 +409,42 @@ func TestKillAtRandomMoments(t *testing.T) {
 			break // completed
 		}
 		got, _ := os.ReadFile(filepath.Join(dir, "output", "requirements.json"))
-		if bytes.Equal(got, want) {
-			matched++
-		} else {
+		gotCoverage := coverageOf(t, dir)
+		switch {
+		case !bytes.Equal(got, want):
 			t.Errorf("job %s: the output differs from an uninterrupted run's", id)
 			keep(dir, want)
+		case !reflect.DeepEqual(gotCoverage, wantCoverage):
+			t.Errorf("job %s: coverage %+v, an uninterrupted run's %+v", id, gotCoverage, wantCoverage)
+			keep(dir, want)
+		default:
+			matched++
 		}
 	}
-	msg := fmt.Sprintf("%d kills over %d jobs: %d of %d outputs identical to an uninterrupted run", done, jobs, matched, jobs)
+	msg := fmt.Sprintf("%d kills over %d jobs: %d of %d outputs and coverages identical to an uninterrupted run", done, jobs, matched, jobs)
 	t.Log(msg)
 	if os.Getenv("CREATOR_STRESS_KILLS") != "" {
 		fmt.Println(msg)
 	}
+}
+
+// coverageOf measures the coverage of the job in dir.
+func coverageOf(t *testing.T, dir string) coverage.Report {
+	t.Helper()
+	j, err := workspace.Open(filepath.Dir(dir), strings.TrimPrefix(filepath.Base(dir), "job_"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	info, err := j.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := jobview.CoverageOf(j, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // keep copies a job that went wrong, and the expected output, to the folder

@@ -31,6 +31,7 @@ type runOptions struct {
 	contextWindow   int
 	summarizeAt     int
 	keepToolResults int
+	minCoverage     float64
 	tokenizer       string
 	requestTimeout  time.Duration
 	model           string
@@ -51,6 +52,7 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.IntVar(&o.contextWindow, "context-window", compaction.DefaultContextWindow, "the model's context window in tokens")
 	f.IntVar(&o.summarizeAt, "summarize-at", compaction.DefaultSummarizeAt, "summarise older turns when the prompt passes this many tokens")
 	f.IntVar(&o.keepToolResults, "keep-tool-results", compaction.DefaultKeepToolResults, "number of recent tool results kept whole in the prompt")
+	f.Float64Var(&o.minCoverage, "min-coverage", jobrun.DefaultMinCoverage, "share of the chunks that must be covered (read in full, and cited or declared empty) before the job can complete, e.g. 0.95")
 	f.StringVar(&o.tokenizer, "tokenizer", o.envString("CREATOR_TOKENIZER", tokens.DefaultEncoding), "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
 	f.DurationVar(&o.requestTimeout, "request-timeout", o.envDuration("CREATOR_REQUEST_TIMEOUT", 10*time.Minute), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
 	f.StringVar(&o.model, "model", "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")
@@ -94,7 +96,9 @@ func newRunCmd(g *globalOptions) *cobra.Command {
 		Use:   "run [--job ID] [flags] DOCUMENT...",
 		Short: "Create a job for the documents and run it to completion",
 		Long: `Create a job folder for the documents and run the agent until its plan is
-complete and output/requirements.json is valid.
+complete, output/requirements.json is valid and every chunk of the documents
+is covered: read in full, and cited by a requirement or declared empty
+(--min-coverage accepts less).
 
 The model is an OpenAI-compatible chat-completions server (OpenAI, llama.cpp,
 vLLM, Ollama): --model and --base-url, or CREATOR_MODEL and CREATOR_BASE_URL /

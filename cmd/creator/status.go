@@ -113,6 +113,9 @@ func printStatus(w io.Writer, v jobview.View, now time.Time) error {
 		row("Compactions", "%s", humanize.Int(v.Compactions))
 	}
 	row("Requirements", "%s", humanize.Int(v.Requirements))
+	if c := v.Coverage; c != nil {
+		row("Coverage", "%s", c.Detail())
+	}
 	if !v.CreatedAt.IsZero() {
 		row("Created", "%s", when(v.CreatedAt, now))
 		last := when(v.LastActivity, now)
@@ -202,7 +205,7 @@ func runList(o *listOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(o.streams.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tINPUT\tTASKS\tREQS\tTOKENS\tCOST\tUPDATED")
+	fmt.Fprintln(tw, "ID\tSTATE\tINPUT\tTASKS\tREQS\tCOVERED\tTOKENS\tCOST\tUPDATED")
 	for _, v := range views {
 		var names []string
 		for _, in := range v.Inputs {
@@ -216,8 +219,12 @@ func runList(o *listOptions) error {
 		if v.CostUSD != nil {
 			cost = humanize.Dollars(*v.CostUSD)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%s\t%s\t%s\n", v.ID, v.State, strings.Join(names, ","),
-			v.Plan.Done, v.Plan.Total, v.Requirements, humanize.Int(v.Tokens.Prompt+v.Tokens.Completion), cost, updated)
+		covered := "-"
+		if c := v.Coverage; c != nil && c.Chunks > 0 {
+			covered = fmt.Sprintf("%d/%d", c.Covered(), c.Chunks)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%s\t%s\t%s\t%s\n", v.ID, v.State, strings.Join(names, ","),
+			v.Plan.Done, v.Plan.Total, v.Requirements, covered, humanize.Int(v.Tokens.Prompt+v.Tokens.Completion), cost, updated)
 	}
 	return tw.Flush()
 }

@@ -17,6 +17,7 @@ import (
 	"creator/internal/donecheck"
 	"creator/internal/fakellm"
 	"creator/internal/llm"
+	"creator/internal/tokens"
 	"creator/internal/transcript"
 	"creator/planner"
 	"creator/tools"
@@ -57,7 +58,13 @@ func newEnv(t *testing.T, handler fakellm.Handler) *env {
 func (e *env) agent(t *testing.T) *agent.Agent {
 	t.Helper()
 	pl := planner.New(e.job, nil)
-	reg, err := tools.NewRegistry(append(tools.WorkspaceTools(e.job.Files), tools.PlanningTools(pl, nil, nil)...)...)
+	docs, err := tools.DocumentFilesOf(e.job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := append(tools.WorkspaceTools(e.job.Files), tools.PlanningTools(pl, nil, nil)...)
+	all = append(all, tools.DocumentTools(docs, tokens.Default())...)
+	reg, err := tools.NewRegistry(append(all, tools.RequirementTools(e.job, nil)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +112,7 @@ func TestSmallJobCompletes(t *testing.T) {
 	}
 	// The system prompt and the first message open every request unchanged.
 	for _, r := range e.srv.Requests() {
-		if r.System != "You are a test agent." || r.Messages[0].Content != "Job a. Input: input/policy.txt" || len(r.Tools) != 12 {
+		if r.System != "You are a test agent." || r.Messages[0].Content != "Job a. Input: input/policy.txt" || len(r.Tools) != 16 {
 			t.Fatalf("request %d does not start with the fixed prefix", r.N)
 		}
 	}
@@ -117,7 +124,7 @@ func TestSmallJobCompletes(t *testing.T) {
 			steps[r.Step]++
 		}
 	}
-	if steps[1] != 2 || steps[4] != 4 || steps[5] != 3 {
+	if steps[1] != 2 || steps[4] != 6 || steps[5] != 4 {
 		t.Fatalf("tool results per step = %v", steps)
 	}
 	if last := recs[len(recs)-1]; last.Type != transcript.TypeStop || last.Note != "completed" {

@@ -69,7 +69,7 @@ func (e *Entry) FullyRead() bool {
 
 // Unread says which lines have not been read yet: "lines 41-120".
 func (e *Entry) Unread() string {
-	if e == nil {
+	if e == nil || len(e.Read) == 0 {
 		return "not read"
 	}
 	var gaps []string
@@ -202,3 +202,6 @@ func (l *Ledger) Entry(file string) (Entry, bool) {
 
 // IsNotExist reports whether err means a file is missing.
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// Store is where the ledger is kept, nil when in memory only.
+func (l *Ledger) Store() Store { return l.store }

@@ -61,6 +61,19 @@ func (r Report) String() string {
 	return fmt.Sprintf("%d of %s covered", r.Covered(), humanize.Plural(r.Chunks, "chunk"))
 }
 
+// Detail is the coverage with its parts and, when it is not complete,
+// the first uncovered chunks.
+func (r Report) Detail() string {
+	if r.Chunks == 0 {
+		return "no chunks yet"
+	}
+	line := fmt.Sprintf("%s (%d read in full, %d cited, %d declared empty)", r, r.Read, r.Cited, r.DeclaredEmpty)
+	if r.Uncovered > 0 || len(r.Unchunked) > 0 {
+		line += "; " + r.Missing(5)
+	}
+	return line
+}
+
 // Missing says what keeps the coverage from being complete, naming the
 // first limit uncovered chunks and counting the rest.
 func (r Report) Missing(limit int) string {

@@ -321,3 +321,28 @@ func ReasoningPastTheLimit() Handler {
 			PromptTokens: len(r.Raw) / 4, CompletionTokens: 4096}
 	}
 }
+
+// Lazy works as a lazy model does: it plans two tasks, chunks the document
+// small, reads the first chunk and no other, saves one requirement from
+// it, builds the output, completes its tasks and from then on says it is
+// done. quote is a sentence of the document's first chunk.
+func Lazy(doc, quote string) Handler {
+	return Script(
+		[]llm.ToolCall{call("read_file", map[string]any{"path": "instructions.md", "limit": 20})},
+		[]llm.ToolCall{call("write_plan", map[string]any{"tasks": []string{"Find the requirements", "Write the output"}})},
+		[]llm.ToolCall{
+			call("start_task", map[string]any{"task_number": 1}),
+			call("chunk_document", map[string]any{"path": "input/" + doc, "max_tokens": 200}),
+			call("read_file", map[string]any{"path": "chunks/chunk_001.md"}),
+			call("save_requirement", map[string]any{"title": "Keep records", "text": "Records must be kept for ten years.",
+				"type": "obligation", "category": "compliance", "priority": "high",
+				"citations": []map[string]any{{"chunk": "chunk_001", "quote": quote}}, "confidence": 0.9, "rationale": "'must' sets a duty"}),
+			call("complete_task", map[string]any{"task_number": 1, "notes": "one requirement"}),
+		},
+		[]llm.ToolCall{
+			call("start_task", map[string]any{"task_number": 2}),
+			call("finalize_output", map[string]any{}),
+			call("complete_task", map[string]any{"task_number": 2, "notes": "output written"}),
+		},
+	)
+}

@@ -2,9 +2,11 @@ package jobrun_test
 
 import (
 	"context"
+	"creator/internal/coverage"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -55,12 +57,13 @@ func newJob(t *testing.T) *workspace.Job {
 // recorder is a reporter that remembers what it was told.
 type recorder struct {
 	jobrun.Silent
-	mu      sync.Mutex
-	started []jobrun.Start
-	models  int
-	tools   []string
-	plan    []planner.Event
-	stopped int
+	coverage []coverage.Report
+	mu       sync.Mutex
+	started  []jobrun.Start
+	models   int
+	tools    []string
+	plan     []planner.Event
+	stopped  int
 }
 
 func (r *recorder) Started(s jobrun.Start) {
@@ -78,6 +81,11 @@ func (r *recorder) ToolCalled(c agent.ToolCall) {
 	r.tools = append(r.tools, c.Name)
 	r.mu.Unlock()
 }
+func (r *recorder) CoverageChanged(c coverage.Report) {
+	r.mu.Lock()
+	r.coverage = append(r.coverage, c)
+	r.mu.Unlock()
+}
 func (r *recorder) PlanChanged(e planner.Event) {
 	r.mu.Lock()
 	r.plan = append(r.plan, e)
@@ -88,6 +96,20 @@ func (r *recorder) Stop() { r.mu.Lock(); r.stopped++; r.mu.Unlock() }
 func config(job *workspace.Job, rep jobrun.Reporter, maxSteps int) jobrun.Config {
 	return jobrun.Config{Job: job, Model: offlinemodel.New(), ModelName: offlinemodel.Name, Priced: true,
 		Limits: agent.Limits{MaxSteps: maxSteps}, Tokenizer: "o200k_base", Reporter: rep}
+}
+
+// measure is the coverage of a job as its files give it.
+func measure(t *testing.T, job *workspace.Job) coverage.Report {
+	t.Helper()
+	ledger, ok := coverage.Load(job.Internal)
+	if !ok {
+		t.Fatal("no coverage ledger")
+	}
+	r, err := ledger.MeasureJob(job, []string{"policy.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func events(t *testing.T, job *workspace.Job) []telemetry.Event {
@@ -158,6 +180,10 @@ func TestRunStopsAtABudgetAndResumes(t *testing.T) {
 	if info, _ := job.Info(); info.Status != workspace.StatusStopped || info.StopReason != out.Agent.Reason {
 		t.Fatalf("job.json %+v", info)
 	}
+	// The ledger is rebuilt from the transcript when it is lost.
+	if err := os.Remove(filepath.Join(job.Dir, coverage.File)); err != nil {
+		t.Fatal(err)
+	}
 	recs, err := transcript.Load(job)
 	if err != nil || recs == nil {
 		t.Fatalf("transcript: %v", err)
@@ -173,6 +199,17 @@ func TestRunStopsAtABudgetAndResumes(t *testing.T) {
 	}
 	if out.Status != workspace.StatusCompleted || !rep.started[0].Resumed || rep.started[0].Totals.Steps != 8 {
 		t.Fatalf("resumed: %+v, start %+v", out, rep.started)
+	}
+	// The coverage equals that of a job never stopped.
+	whole := newJob(t)
+	if _, err := jobrun.Run(context.Background(), config(whole, nil, 200)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := measure(t, job), measure(t, whole); !reflect.DeepEqual(got, want) || want.Covered() != want.Chunks || want.Chunks == 0 {
+		t.Errorf("coverage after a stop and a resume %+v, without %+v", got, want)
+	}
+	if len(rep.coverage) == 0 || rep.coverage[len(rep.coverage)-1].Covered() != measure(t, job).Chunks {
+		t.Errorf("the reporter heard coverage %+v", rep.coverage)
 	}
 }
 

@@ -3,6 +3,10 @@
 package jobview
 
 import (
+	"creator/internal/coverage"
+	"creator/internal/llm"
+	"creator/internal/transcript"
+	"creator/tools"
 	"encoding/json"
 	"errors"
 	"io"
@@ -33,12 +37,14 @@ type View struct {
 	Tokens     Tokens  `json:"tokens"`
 	// CostUSD is what the job cost so far; absent when the price of its
 	// model is unknown.
-	CostUSD      *float64  `json:"cost_usd,omitempty"`
-	Compactions  int       `json:"compactions"`
-	Limits       Limits    `json:"limits"`
-	Requirements int       `json:"requirements"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	CostUSD      *float64 `json:"cost_usd,omitempty"`
+	Compactions  int      `json:"compactions"`
+	Limits       Limits   `json:"limits"`
+	Requirements int      `json:"requirements"`
+	// Coverage is how far the documents are covered.
+	Coverage  *coverage.Report `json:"coverage,omitempty"`
+	CreatedAt time.Time        `json:"created_at"`
+	UpdatedAt time.Time        `json:"updated_at"`
 	// LastActivity is the time of the job's last event (a model or tool
 	// call, a task change), or UpdatedAt when there is none; LastEvent
 	// says what it was: "tool_call save_requirement".
@@ -137,6 +143,9 @@ func Of(j *workspace.Job, withTasks bool) View {
 		v.Error = err.Error()
 	}
 	v.Requirements = CountRequirements(j.Dir)
+	if r, err := CoverageOf(j, info); err == nil {
+		v.Coverage = &r
+	}
 	v.LastActivity = v.UpdatedAt
 	if e, ok := lastEvent(j.Dir); ok && e.Time.After(v.LastActivity) {
 		v.LastActivity = e.Time
@@ -146,6 +155,31 @@ func Of(j *workspace.Job, withTasks bool) View {
 		v.ResumeHint = "creator resume --job " + j.ID
 	}
 	return v
+}
+
+// CoverageOf measures a job's coverage from its files: the ledger, or
+// when it is missing, what the transcript says was read and declared.
+func CoverageOf(j *workspace.Job, info workspace.Info) (coverage.Report, error) {
+	ledger, ok := coverage.Load(j.Internal)
+	if !ok {
+		recs, err := transcript.Load(j)
+		if err != nil {
+			return coverage.Report{}, err
+		}
+		var msgs []llm.Message
+		for _, r := range recs {
+			if r.Type == transcript.TypeMessage && r.Message != nil {
+				msgs = append(msgs, *r.Message)
+			}
+		}
+		ledger = coverage.New(nil)
+		tools.ReplayCoverage(ledger, msgs)
+	}
+	var documents []string
+	for _, in := range info.Inputs {
+		documents = append(documents, in.Name)
+	}
+	return ledger.MeasureJob(j, documents)
 }
 
 // Resumable reports whether `creator resume` can continue a job in state.
