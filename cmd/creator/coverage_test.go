@@ -10,6 +10,7 @@ import (
 
 	"creator/internal/fakellm"
 	"creator/internal/jobview"
+	"creator/internal/llm"
 )
 
 // longPolicy is a policy of several sections, long enough for several
@@ -79,5 +80,46 @@ func TestLazyModelCannotComplete(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e2.root, "job_bad")); err == nil {
 		t.Error("a job was made for a usage error")
+	}
+}
+
+// A document without a requirement: the model reads its one chunk in full,
+// declares it empty with a reason and builds an empty output. The job
+// completes, and summary.md says why there are no requirements.
+func TestZeroRequirementsWithFullCoverage(t *testing.T) {
+	t.Parallel()
+	e := newJobEnv(t, fakellm.Script(
+		[][]llm.ToolCall{
+			{fakellm.Call("", "write_plan", `{"tasks":["Read the document","Write the output"]}`)},
+			{
+				fakellm.Call("", "start_task", `{"task_number":1}`),
+				fakellm.Call("", "chunk_document", `{"path":"input/policy.txt"}`),
+				fakellm.Call("", "read_file", `{"path":"chunks/chunk_001.md"}`),
+			},
+			{
+				fakellm.Call("", "declare_chunk_empty", `{"chunk":"chunk_001","reason":"a greeting, no rule at all"}`),
+				fakellm.Call("", "complete_task", `{"task_number":1}`),
+				fakellm.Call("", "start_task", `{"task_number":2}`),
+				fakellm.Call("", "finalize_output", `{}`),
+				fakellm.Call("", "complete_task", `{"task_number":2}`),
+			},
+		}...))
+	if err := os.WriteFile(e.doc, []byte("Welcome to the archive.\n\nWe hope you enjoy your stay.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := cli(t, e.args("run", "--job", "none", e.doc)...)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	summary := e.read("none", "output/summary.md")
+	for _, want := range []string{
+		"0 requirements from policy.txt.",
+		"No requirements: every chunk was read in full and declared to hold none",
+		"1 of 1 chunks covered: 1 read in full, 0 cited by a requirement, 1 declared empty.",
+		"| chunk_001 | a greeting, no rule at all |",
+	} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, summary)
+		}
 	}
 }
