@@ -19,6 +19,11 @@ import (
 type conversation struct {
 	steps []step
 	facts *facts
+	// canDeclare is true when the request offers declare_chunk_empty.
+	canDeclare bool
+	// refused are the chunks whose every save the latest step refused,
+	// with how many there were.
+	refused map[string]int
 }
 
 type step struct {
@@ -68,6 +73,14 @@ type facts struct {
 	cleanedUp        bool
 	processed        map[int]bool // chunks whose requirements a step announced and saved
 	summaryUpTo      int          // the last chunk a summary says was processed
+	finals           []finalRound // the outputs finalize_output wrote, in order
+}
+
+// finalRound is an output finalize_output wrote: in which step, and the
+// chunks it found not covered.
+type finalRound struct {
+	step      int
+	uncovered []tools.UncoveredChunk
 }
 
 // chunkPathRE matches the chunk files this model reads.
@@ -122,9 +135,8 @@ func readConversation(msgs []llm.Message) *conversation {
 	}
 	c.resolveRepeats()
 	for si, s := range c.steps {
-		latest := si == len(c.steps)-1
 		for _, cr := range s.calls {
-			f.apply(cr, latest)
+			f.apply(si, cr)
 		}
 	}
 	return c
@@ -181,7 +193,7 @@ func (c *conversation) hasRepeats() bool {
 	return false
 }
 
-func (f *facts) apply(cr callResult, latest bool) {
+func (f *facts) apply(si int, cr callResult) {
 	switch cr.call.Name {
 	case "read_file":
 		switch p := cr.path(); {
@@ -230,6 +242,9 @@ func (f *facts) apply(cr callResult, latest bool) {
 	case "finalize_output":
 		if cr.ok {
 			f.finalized, f.finalizeNote, f.finalizeFailed, f.broken = true, cr.result, false, nil
+			var fin tools.Finalized
+			cr.data.Decode(&fin)
+			f.finals = append(f.finals, finalRound{step: si, uncovered: fin.Uncovered})
 		} else if cr.answered {
 			var refused tools.FinalizeRefused
 			cr.data.Decode(&refused)
@@ -409,16 +424,18 @@ func (f *facts) processedUpTo(a, b int) int {
 
 // chunkRead is a chunk file as read_file showed it.
 type chunkRead struct {
-	n       int
-	doc     string
-	heading string
-	body    string
+	n         int
+	doc       string
+	heading   string
+	firstPage int // 0 when the header names no page
+	body      string
 }
 
 // savesToRepeat returns the requirements of the last step that were never
 // saved because the call did not run: cut off or skipped when the job
-// stopped, or garbled on the way to the tools (an unknown tool name). Saving one again
-// is harmless: an existing requirement keeps its id. Saves refused for
+// stopped, or garbled on the way to the tools (an unknown tool name), and
+// the chunks declared empty that were not. Saving one again is harmless:
+// an existing requirement keeps its id. Saves refused for
 // their content are not repeated; they would only fail again. When context
 // management has shortened such a call's arguments, the call cannot be
 // repeated as it was: reread names the chunk to read and analyse again.
@@ -427,9 +444,14 @@ func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
 		return nil, 0
 	}
 	last := c.steps[len(c.steps)-1]
+	var declares []llm.ToolCall
 	for _, cr := range last.calls {
 		garbled := cr.data.Kind == agent.KindUnknownTool
 		if !(agent.NotRun(cr.data) || garbled) {
+			continue
+		}
+		if _, ok := cr.args["chunk"].(string); ok && cr.call.Name == declareTool {
+			declares = append(declares, call(declareTool, cr.args))
 			continue
 		}
 		cits, isSave := cr.args["citations"].([]any)
@@ -461,34 +483,96 @@ func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
 	if reread > 0 {
 		// Analysing the chunk again saves them all in their order; saving
 		// some now would number them out of it.
-		return nil, reread
+		return declares, reread
 	}
-	return calls, reread
+	return append(calls, declares...), reread
 }
 
 var chunkIDRE = regexp.MustCompile(`^chunk_(\d+)$`)
 
-// lastChunkRead is the last chunk read in the latest step, if its result
-// is whole.
-func (c *conversation) lastChunkRead() (chunkRead, bool) {
-	if len(c.steps) == 0 {
+// chunkView is what the conversation still shows of a chunk file: its
+// lines from the first on, as far as the reads that are visible join up.
+// A chunk cut by read_file is read on with an offset, and its parts are
+// put together here.
+type chunkView struct {
+	n     int
+	path  string
+	lines []string // lines 1 to len(lines)
+	total int
+}
+
+// whole reports whether the view holds every line of the file.
+func (v chunkView) whole() bool { return len(v.lines) >= v.total }
+
+// rest reads the lines not in the view yet.
+func (v chunkView) rest() llm.ToolCall {
+	return call("read_file", map[string]any{"path": v.path, "offset": len(v.lines) + 1, "limit": 2000})
+}
+
+// chunk is the chunk the view shows whole, if its header reads as one.
+func (v chunkView) chunk() (chunkRead, bool) {
+	if !v.whole() {
 		return chunkRead{}, false
+	}
+	return parseChunk(v.n, strings.Join(v.lines, "\n")+"\n")
+}
+
+// lastChunkView is the chunk of the last chunk read in the latest step,
+// with what the earlier reads still visible show of it.
+func (c *conversation) lastChunkView() (chunkView, bool) {
+	if len(c.steps) == 0 {
+		return chunkView{}, false
 	}
 	calls := c.steps[len(c.steps)-1].calls
 	for i := len(calls) - 1; i >= 0; i-- {
 		cr := calls[i]
-		if cr.call.Name != "read_file" || !cr.ok || !chunkPathRE.MatchString(cr.path()) {
-			continue
+		if cr.call.Name == "read_file" && cr.ok && chunkPathRE.MatchString(cr.path()) {
+			return c.chunkView(cr.path(), 0)
 		}
-		return parseChunk(cr)
 	}
-	return chunkRead{}, false
+	return chunkView{}, false
 }
 
-func parseChunk(cr callResult) (chunkRead, bool) {
-	n, _ := strconv.Atoi(chunkPathRE.FindStringSubmatch(cr.path())[1])
-	content, whole := fileContent(cr)
-	if !whole || !strings.HasPrefix(content, "[chunk_") {
+// chunkView puts together what the visible reads of a chunk file from
+// step from on show of it; ok is false when none shows any line. The
+// newest read gives the file's length; a read of another length was of
+// another version of the file.
+func (c *conversation) chunkView(path string, from int) (chunkView, bool) {
+	var parts []tools.FileLines
+	for si := len(c.steps) - 1; si >= from; si-- {
+		calls := c.steps[si].calls
+		for i := len(calls) - 1; i >= 0; i-- {
+			cr := calls[i]
+			var read tools.FileLines
+			if cr.call.Name == "read_file" && cr.ok && cr.path() == path && cr.data.Decode(&read) {
+				if len(parts) == 0 || read.Total == parts[0].Total {
+					parts = append(parts, read)
+				}
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return chunkView{}, false
+	}
+	n, _ := strconv.Atoi(chunkPathRE.FindStringSubmatch(path)[1])
+	v := chunkView{n: n, path: path, total: parts[0].Total}
+	for grew := true; grew && !v.whole(); {
+		grew = false
+		for _, p := range parts {
+			next := len(v.lines) + 1
+			if p.First <= next && p.First+len(p.Lines) > next {
+				v.lines = append(v.lines, p.Lines[next-p.First:]...)
+				grew = true
+			}
+		}
+	}
+	return v, true
+}
+
+// parseChunk reads a chunk file: its header ("[chunk_004 | doc.pdf | pp.
+// 3-4 | 2 Scope]") and its body.
+func parseChunk(n int, content string) (chunkRead, bool) {
+	if !strings.HasPrefix(content, "[chunk_") {
 		return chunkRead{}, false
 	}
 	header, body, _ := strings.Cut(content, "\n")
@@ -499,6 +583,7 @@ func parseChunk(cr callResult) (chunkRead, bool) {
 	}
 	rest := parts[min(2, len(parts)):]
 	if len(rest) > 0 && (strings.HasPrefix(rest[0], "p. ") || strings.HasPrefix(rest[0], "pp. ")) {
+		c.firstPage = atoi(strings.TrimLeft(strings.SplitN(rest[0], "-", 2)[0], "p. "))
 		rest = rest[1:]
 	}
 	c.heading = strings.Join(rest, " | ")
@@ -527,7 +612,10 @@ func (c *conversation) profileReads(f *facts, k int) (map[string]string, bool) {
 	texts := map[string]string{}
 	for _, cr := range c.steps[len(c.steps)-1].calls {
 		if cr.call.Name == "read_file" && cr.ok && chunkPathRE.MatchString(cr.path()) {
-			if ch, ok := parseChunk(cr); ok {
+			// A profile needs a sample of the text: a chunk cut by
+			// read_file gives what was read of it.
+			content, _ := fileContent(cr)
+			if ch, ok := parseChunk(0, content); ok {
 				texts[ch.doc] += ch.body + "\n"
 			}
 		}

@@ -54,7 +54,11 @@ func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 			Usage: llm.Usage{PromptTokens: requestSize(req) / 4, CompletionTokens: len(text) / 4}}, nil
 	}
 	st := readConversation(req.Messages)
-	text, calls := m.next(st)
+	st.canDeclare = offers(req.Tools, declareTool)
+	text, calls, err := m.next(st)
+	if err != nil {
+		return llm.Response{}, err
+	}
 	if st.wouldRepeat(calls) {
 		return llm.Response{}, fmt.Errorf("%w: its next step would repeat the last one, which succeeded (%s); something in the workspace is not as it expects it, such as a profile in notes/document.md it cannot read",
 			ErrNoProgress, callList(calls))
@@ -196,18 +200,34 @@ func chunkID(n int) string   { return fmt.Sprintf("chunk_%03d", n) }
 func chunkPath(n int) string { return "chunks/" + chunkID(n) + ".md" }
 
 // next decides the next step: a short note of what it does, and the tool
-// calls.
-func (m *Model) next(st *conversation) (string, []llm.ToolCall) {
+// calls. A chunk whose requirements were all refused in the latest step
+// is declared empty first, saying so.
+func (m *Model) next(st *conversation) (string, []llm.ToolCall, error) {
+	st.refused = st.refusedChunks()
+	text, calls, err := m.decide(st)
+	if len(st.refused) > 0 && err == nil {
+		calls = append(st.declareRefused(), calls...)
+	}
+	return text, calls, err
+}
+
+// decide is the step the plan calls for: the first open task's, or, with
+// every task done, the output's and its coverage's.
+func (m *Model) decide(st *conversation) (string, []llm.ToolCall, error) {
 	f := st.facts
 	if f.plan == nil {
-		return planJob(f)
+		text, calls := planJob(f)
+		return text, calls, nil
 	}
 	cur := f.firstOpen()
 	if cur == nil {
-		if !f.finalized {
-			return "Every task is done; building the output once more.", []llm.ToolCall{call("finalize_output", struct{}{})}
+		switch {
+		case !f.finalized:
+			return "Every task is done; building the output once more.", []llm.ToolCall{call("finalize_output", struct{}{})}, nil
+		case st.hasGaps():
+			return st.coverGaps(nil)
 		}
-		return "Every task of the plan is completed and the output is written.", nil
+		return "Every task of the plan is completed and the output is written.", nil, nil
 	}
 	s := &taskStep{task: cur}
 	if cur.status != "in_progress" {
@@ -226,7 +246,10 @@ func (m *Model) next(st *conversation) (string, []llm.ToolCall) {
 		note = m.profile(st, f, s)
 	case groupRE.MatchString(cur.text):
 		g := groupRE.FindStringSubmatch(cur.text)
-		return m.workGroup(st, f, cur, atoi(g[1]), atoi(g[2]), s.calls)
+		text, calls := m.workGroup(st, f, cur, atoi(g[1]), atoi(g[2]), s.calls)
+		return text, calls, nil
+	case cur.text == taskFinalize && f.finalized && st.hasGaps():
+		return st.coverGaps(s.calls)
 	case cur.text == taskFinalize:
 		note = s.finalize(f)
 	default:
@@ -234,7 +257,7 @@ func (m *Model) next(st *conversation) (string, []llm.ToolCall) {
 		s.done("not part of the built-in method")
 		note = "Closing a task the built-in method does not cover."
 	}
-	return note, s.calls
+	return note, s.calls, nil
 }
 
 // planJob is the step before the plan is known: read the instructions,
@@ -382,25 +405,28 @@ func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls
 		}
 		return "Reading the document profile again.", calls
 	}
-	var note string
-	last, read := st.lastChunkRead()
-	if reread > 0 && !(read && last.n == reread) {
+	view, read := st.lastChunkView()
+	if reread > 0 && !(read && view.n == reread) {
 		calls = append(calls, call("read_file", map[string]any{"path": chunkPath(reread), "limit": 2000}))
 		return "Reading " + chunkID(reread) + " again: saving its requirements was cut off.", calls
 	}
-	if read && last.n >= a && last.n <= b {
-		drafts := analyzeChunk(last, profiles)
-		for _, d := range drafts {
-			calls = append(calls, call("save_requirement", d))
+	if read && view.n >= a && view.n <= b {
+		if !view.whole() {
+			calls = append(calls, view.rest())
+			return fmt.Sprintf("Reading the rest of %s from line %d.", chunkID(view.n), len(view.lines)+1), calls
 		}
-		note = fmt.Sprintf("%s: %d requirement(s). ", chunkID(last.n), len(drafts))
-		if last.n >= b {
-			calls = append(calls, call("complete_task", map[string]any{"task_number": cur.n,
-				"notes": fmt.Sprintf("read %s to %s and saved their requirements", chunkID(a), chunkID(b))}))
-			return note + "This group of chunks is done.", calls
+		if last, ok := view.chunk(); ok {
+			cover, n := st.cover(f, last, profiles)
+			calls = append(calls, cover...)
+			note := fmt.Sprintf("%s: %d requirement(s). ", chunkID(last.n), n)
+			if last.n >= b {
+				calls = append(calls, call("complete_task", map[string]any{"task_number": cur.n,
+					"notes": fmt.Sprintf("read %s to %s and saved their requirements", chunkID(a), chunkID(b))}))
+				return note + "This group of chunks is done.", calls
+			}
+			calls = append(calls, call("read_file", map[string]any{"path": chunkPath(last.n + 1), "limit": 2000}))
+			return note + "Reading " + chunkID(last.n+1) + ".", calls
 		}
-		calls = append(calls, call("read_file", map[string]any{"path": chunkPath(last.n + 1), "limit": 2000}))
-		return note + "Reading " + chunkID(last.n+1) + ".", calls
 	}
 	next := max(a, f.processedUpTo(a, b)+1)
 	if next > b {
