@@ -77,10 +77,12 @@ type facts struct {
 }
 
 // finalRound is an output finalize_output wrote: in which step, and the
-// chunks it found not covered.
+// chunks it found not covered, unless context management has cleared
+// what it said.
 type finalRound struct {
 	step      int
 	uncovered []tools.UncoveredChunk
+	cleared   bool
 }
 
 // chunkPathRE matches the chunk files this model reads.
@@ -240,11 +242,11 @@ func (f *facts) apply(si int, cr callResult) {
 			f.profilesWritten = true
 		}
 	case "finalize_output":
-		if cr.ok {
+		if cr.ok || cr.cleared && !cr.data.Failed {
 			f.finalized, f.finalizeNote, f.finalizeFailed, f.broken = true, cr.result, false, nil
 			var fin tools.Finalized
 			cr.data.Decode(&fin)
-			f.finals = append(f.finals, finalRound{step: si, uncovered: fin.Uncovered})
+			f.finals = append(f.finals, finalRound{step: si, uncovered: fin.Uncovered, cleared: cr.cleared})
 		} else if cr.answered {
 			var refused tools.FinalizeRefused
 			cr.data.Decode(&refused)

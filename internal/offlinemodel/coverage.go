@@ -70,12 +70,12 @@ func citedChunk(args map[string]any) string {
 
 // chunkNamed is the chunk a save or a declaration is about, "" for other
 // calls.
-func chunkNamed(cr callResult) string {
-	switch cr.call.Name {
+func chunkNamed(name string, args map[string]any) string {
+	switch name {
 	case "save_requirement":
-		return citedChunk(cr.args)
+		return citedChunk(args)
 	case declareTool:
-		id, _ := cr.args["chunk"].(string)
+		id, _ := args["chunk"].(string)
 		return id
 	}
 	return ""
@@ -91,7 +91,7 @@ func (c *conversation) refusedChunks() map[string]int {
 	}
 	saves, refused := map[string]int{}, map[string]int{}
 	for _, cr := range c.steps[len(c.steps)-1].calls {
-		id := chunkNamed(cr)
+		id := chunkNamed(cr.call.Name, cr.args)
 		if id == "" || cr.call.Name != "save_requirement" {
 			continue
 		}
@@ -137,12 +137,34 @@ func (c *conversation) declareRefused() []llm.ToolCall {
 	return calls
 }
 
-// hasGaps reports whether the latest output finalize_output wrote left
-// chunks uncovered.
-func (c *conversation) hasGaps() bool {
+// gaps are the chunks the latest output finalize_output wrote left
+// uncovered. When context management has cleared what it said, they are
+// the chunks read since, which is where the work on them stands: the
+// output is built again once they are covered, and says what is left.
+func (c *conversation) gaps() []tools.UncoveredChunk {
 	f := c.facts
-	return len(f.finals) > 0 && len(f.finals[len(f.finals)-1].uncovered) > 0
+	if len(f.finals) == 0 {
+		return nil
+	}
+	round := f.finals[len(f.finals)-1]
+	if !round.cleared {
+		return round.uncovered
+	}
+	var out []tools.UncoveredChunk
+	seen := map[string]bool{}
+	for _, s := range c.steps[round.step+1:] {
+		for _, cr := range s.calls {
+			if m := chunkPathRE.FindStringSubmatch(cr.path()); cr.call.Name == "read_file" && m != nil && !seen[m[1]] {
+				seen[m[1]] = true
+				out = append(out, tools.UncoveredChunk{Chunk: "chunk_" + m[1]})
+			}
+		}
+	}
+	return out
 }
+
+// hasGaps reports whether the latest output left chunks uncovered.
+func (c *conversation) hasGaps() bool { return len(c.gaps()) > 0 }
 
 // chunksWorked are the chunks that saves or declarations in steps from to
 // to-1 were about, and that ran (or may have).
@@ -150,7 +172,7 @@ func (c *conversation) chunksWorked(from, to int) map[string]bool {
 	out := map[string]bool{}
 	for _, s := range c.steps[from:to] {
 		for _, cr := range s.calls {
-			if id := chunkNamed(cr); id != "" && !agent.NotRun(cr.data) && cr.data.Kind != agent.KindUnknownTool {
+			if id := chunkNamed(cr.call.Name, cr.args); id != "" && !agent.NotRun(cr.data) && cr.data.Kind != agent.KindUnknownTool {
 				out[id] = true
 			}
 		}
@@ -165,18 +187,40 @@ const gapReads = 3
 // coverGaps works through the chunks the latest output left uncovered:
 // each is read (again, unless it was read in full and still shows), then
 // its requirements are saved or it is declared empty; then the output is
-// built again. A chunk still uncovered after the round before worked on
-// it stops the model: it would only go round.
+// built again.
 func (c *conversation) coverGaps(calls []llm.ToolCall) (string, []llm.ToolCall, error) {
+	pending, repeat, err := c.pendingGaps()
+	if err != nil {
+		return "", nil, err
+	}
+	calls = append(calls, repeat...)
+	var covered, reading []string
+	if len(pending) > 0 {
+		var more []llm.ToolCall
+		more, covered, reading = c.workGaps(pending)
+		calls = append(calls, more...)
+	}
+	note := "Covering the chunks the output left uncovered"
+	if len(covered) > 0 {
+		note += "; " + strings.Join(covered, ", ")
+	}
+	if len(reading) > 0 {
+		return note + "; reading " + strings.Join(reading, ", ") + ".", calls, nil
+	}
+	return note + "; building the output again.", append(calls, call("finalize_output", struct{}{})), nil
+}
+
+// pendingGaps are the uncovered chunks no step since the output worked
+// on; repeat are the saves and declarations of the latest step to make
+// again. A chunk still uncovered after the round before it worked on it
+// is an error: the model would only go round.
+func (c *conversation) pendingGaps() (pending []tools.UncoveredChunk, repeat []llm.ToolCall, err error) {
 	f := c.facts
 	round := f.finals[len(f.finals)-1]
 	worked := c.chunksWorked(round.step+1, len(c.steps))
-	repeat, _ := c.savesToRepeat()
-	calls = append(calls, repeat...)
+	repeat, _ = c.savesToRepeat()
 	for _, r := range repeat {
-		var cr callResult
-		cr.call, cr.args = r, argsOf(r)
-		worked[chunkNamed(cr)] = true
+		worked[chunkNamed(r.Name, argsOf(r))] = true
 	}
 	for id := range c.refused {
 		worked[id] = true
@@ -185,27 +229,30 @@ func (c *conversation) coverGaps(calls []llm.ToolCall) (string, []llm.ToolCall, 
 	if len(f.finals) > 1 {
 		before = c.chunksWorked(f.finals[len(f.finals)-2].step+1, round.step+1)
 	}
-	var pending []tools.UncoveredChunk
-	for _, u := range round.uncovered {
+	for _, u := range c.gaps() {
 		switch {
 		case worked[u.Chunk]:
 		case before[u.Chunk]:
-			return "", nil, fmt.Errorf("%w: %s is still not covered after its requirements were saved or it was declared empty", ErrNoProgress, u.Chunk)
+			return nil, nil, fmt.Errorf("%w: %s is still not covered after its requirements were saved or it was declared empty", ErrNoProgress, u.Chunk)
 		case !chunkIDRE.MatchString(u.Chunk):
-			return "", nil, fmt.Errorf("%w: finalize_output names %q as not covered, which is no chunk it reads", ErrNoProgress, u.Chunk)
+			return nil, nil, fmt.Errorf("%w: finalize_output names %q as not covered, which is no chunk it reads", ErrNoProgress, u.Chunk)
 		default:
 			pending = append(pending, u)
 		}
 	}
-	if len(pending) == 0 {
-		calls = append(calls, call("finalize_output", struct{}{}))
-		return "The chunks the output left uncovered are worked through; building the output again.", calls, nil
-	}
+	return pending, repeat, nil
+}
+
+// workGaps covers the pending chunks that show whole and reads the next
+// few of the others (with the profile when it does not show): the reads
+// come last, so that a clearing before the next step keeps them.
+func (c *conversation) workGaps(pending []tools.UncoveredChunk) (calls []llm.ToolCall, covered, reading []string) {
+	round := c.facts.finals[len(c.facts.finals)-1]
 	profiles, haveProfiles := c.profiles()
+	var reads []llm.ToolCall
 	if !haveProfiles {
-		calls = append(calls, call("read_file", map[string]any{"path": "notes/document.md"}))
+		reads = append(reads, call("read_file", map[string]any{"path": "notes/document.md"}))
 	}
-	var covered, reading []string
 	for _, u := range pending {
 		path := "chunks/" + u.Chunk + ".md"
 		from := 0
@@ -225,22 +272,14 @@ func (c *conversation) coverGaps(calls []llm.ToolCall) (string, []llm.ToolCall, 
 		reading = append(reading, u.Chunk)
 		switch {
 		case seen && v.whole():
-			// It shows whole: analysed once the profile is read.
+			// It shows whole: covered once the profile is read.
 		case seen:
-			calls = append(calls, v.rest())
+			reads = append(reads, v.rest())
 		default:
-			calls = append(calls, call("read_file", map[string]any{"path": path, "limit": 2000}))
+			reads = append(reads, call("read_file", map[string]any{"path": path, "limit": 2000}))
 		}
 	}
-	note := "Covering the chunks the output left uncovered"
-	if len(covered) > 0 {
-		note += "; " + strings.Join(covered, ", ")
-	}
-	if len(reading) == 0 {
-		calls = append(calls, call("finalize_output", struct{}{}))
-		return note + "; building the output again.", calls, nil
-	}
-	return note + "; reading " + strings.Join(reading, ", ") + ".", calls, nil
+	return append(calls, reads...), covered, reading
 }
 
 // argsOf are a call's arguments as a map.

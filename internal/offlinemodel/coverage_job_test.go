@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/coverage"
 	"creator/internal/jobrun"
+	"creator/internal/llm"
 	"creator/internal/offlinemodel"
 	"creator/templates"
 	"creator/workspace"
@@ -46,10 +49,10 @@ func handbook() string {
 	return b.String()
 }
 
-// A whole job on a document with chunks that hold no requirement
-// completes, each of those chunks declared empty with what it is.
-func TestJobCoversChunksWithoutRequirements(t *testing.T) {
-	t.Parallel()
+// runHandbook runs a whole job on the handbook with model and returns its
+// coverage and the reasons of the chunks declared empty.
+func runHandbook(t *testing.T, model llm.Model, cm compaction.Config) (coverage.Report, map[string]string) {
+	t.Helper()
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "handbook.txt")
 	if err := os.WriteFile(doc, []byte(handbook()), 0o644); err != nil {
@@ -64,8 +67,8 @@ func TestJobCoversChunksWithoutRequirements(t *testing.T) {
 	if err := job.Lock(); err != nil {
 		t.Fatal(err)
 	}
-	out, err := jobrun.Run(context.Background(), jobrun.Config{Job: job, Model: offlinemodel.New(), ModelName: offlinemodel.Name,
-		Limits: agent.Limits{MaxSteps: 200}, Tokenizer: "o200k_base"})
+	out, err := jobrun.Run(context.Background(), jobrun.Config{Job: job, Model: model, ModelName: offlinemodel.Name,
+		Limits: agent.Limits{MaxSteps: 200}, Tokenizer: "o200k_base", Context: cm})
 	if err != nil || out.Status != workspace.StatusCompleted {
 		t.Fatalf("outcome %+v, %v", out, err)
 	}
@@ -77,24 +80,70 @@ func TestJobCoversChunksWithoutRequirements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Uncovered != 0 || r.Chunks < 4 || r.Cited == 0 {
-		t.Fatalf("coverage %s: %s", r, r.Missing(10))
-	}
 	reasons := map[string]string{}
 	for _, e := range r.Empty {
 		reasons[e.ID] = e.Reason
 	}
-	t.Logf("%s; declared empty: %v", r, reasons)
-	want := map[string]string{
-		"chunk_001": "front matter: title page and table of contents",
-		"chunk_002": "informative text: no sentence states a duty",
+	t.Logf("%s in %d steps; declared empty: %v", r, out.Agent.Totals.Steps, reasons)
+	return r, reasons
+}
+
+// A whole job on a document with chunks that hold no requirement
+// completes, each of those chunks declared empty with what it is.
+func TestJobCoversChunksWithoutRequirements(t *testing.T) {
+	t.Parallel()
+	r, reasons := runHandbook(t, offlinemodel.New(), compaction.Config{})
+	if r.Uncovered != 0 || r.Chunks < 4 || r.Cited == 0 {
+		t.Fatalf("coverage %s: %s", r, r.Missing(10))
 	}
-	for id, reason := range want {
-		if reasons[id] != reason {
-			t.Errorf("%s declared empty as %q, want %q", id, reasons[id], reason)
+	want := map[string]string{
+		"chunk_001":                         "front matter: title page and table of contents",
+		"chunk_002":                         "informative text: no sentence states a duty",
+		fmt.Sprintf("chunk_%03d", r.Chunks): "list of references",
+	}
+	if !reflect.DeepEqual(reasons, want) {
+		t.Errorf("declared empty: %v, want %v", reasons, want)
+	}
+}
+
+// forgetful is the built-in model that leaves out its declarations until
+// it has built the output once.
+type forgetful struct{ llm.Model }
+
+func (f forgetful) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	resp, err := f.Model.Complete(ctx, req)
+	for _, m := range req.Messages {
+		for _, c := range m.ToolCalls {
+			if c.Name == "finalize_output" {
+				return resp, err
+			}
 		}
 	}
-	if last := fmt.Sprintf("chunk_%03d", r.Chunks); reasons[last] != "list of references" {
-		t.Errorf("%s declared empty as %q, want a list of references", last, reasons[last])
+	calls := resp.ToolCalls[:0:0]
+	for _, c := range resp.ToolCalls {
+		if c.Name != "declare_chunk_empty" {
+			calls = append(calls, c)
+		}
+	}
+	resp.ToolCalls = calls
+	return resp, err
+}
+
+// The chunks an output leaves uncovered are worked through after it: the
+// job completes as it would have, in a few more steps, also when context
+// management has cleared what it read of them and summarised the turns.
+func TestJobCoversWhatTheOutputLeftUncovered(t *testing.T) {
+	t.Parallel()
+	for name, cm := range map[string]compaction.Config{
+		"default": {},
+		"tight":   {ContextWindow: 20000, SummarizeAt: 6000, ClearAt: 3000, KeepToolResults: 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			want, wantReasons := runHandbook(t, offlinemodel.New(), cm)
+			got, reasons := runHandbook(t, forgetful{offlinemodel.New()}, cm)
+			if got.Uncovered != 0 || got.Cited != want.Cited || !reflect.DeepEqual(reasons, wantReasons) {
+				t.Fatalf("coverage %s, %d cited, declared empty %v; want %d cited, %v", got, got.Cited, reasons, want.Cited, wantReasons)
+			}
+		})
 	}
 }

@@ -230,6 +230,17 @@ func uncoveredChunksAfterTheOutput(t *testing.T, w wording) {
 	if got := declared(t, r.ToolCalls); names(r.ToolCalls) != "declare_chunk_empty,declare_chunk_empty,finalize_output" || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("with the chunks read: %s %q", names(r.ToolCalls), got)
 	}
+	// With what the output said cleared, the chunks read since are
+	// covered, and the output is built again to say what is left.
+	withCleared := append([]llm.Message(nil), msgs...)
+	for i, m := range withCleared {
+		if m.ToolName == "finalize_output" {
+			withCleared[i] = llm.Message{Role: m.Role, ToolCallID: m.ToolCallID, ToolName: m.ToolName, Content: "[cleared]", Data: llm.MessageData{Cleared: true}}
+		}
+	}
+	if r := askCovering(t, withCleared); names(r.ToolCalls) != "declare_chunk_empty,finalize_output" || !strings.HasPrefix(declared(t, r.ToolCalls)[0], "chunk_002") {
+		t.Fatalf("with the output's result cleared: %s %q", names(r.ToolCalls), declared(t, r.ToolCalls))
+	}
 	covered := w.exchange(msgs, r, done("declared chunk_001 empty"), done("declared chunk_002 empty"), finalized())
 	if r := askCovering(t, covered); names(r.ToolCalls) != "complete_task" {
 		t.Fatalf("once covered: %s", names(r.ToolCalls))
