@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode"
 
+	"creator/internal/coverage"
 	"creator/internal/document"
 	"creator/internal/evaluate"
 	"creator/internal/export"
@@ -42,7 +43,39 @@ func runBuiltin(t *testing.T, doc, id string) string {
 	}
 	dir := filepath.Join(root, "job_"+id)
 	assertStepsProportional(t, dir)
+	assertCovered(t, root, id)
 	return dir
+}
+
+// assertCovered checks that the job's documents are covered: every chunk
+// read in full, and cited by a requirement or declared empty.
+func assertCovered(t *testing.T, root, id string) {
+	t.Helper()
+	job, err := workspace.Open(root, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Close()
+	info, err := job.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for _, in := range info.Inputs {
+		docs = append(docs, in.Name)
+	}
+	ledger, ok := coverage.Load(job.Internal)
+	if !ok {
+		t.Fatalf("%s has no coverage ledger", coverage.File)
+	}
+	r, err := ledger.MeasureJob(job, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Meets(1) {
+		t.Errorf("coverage %s: %s", r, r.Missing(10))
+	}
+	t.Logf("%s: %s in %d steps; %d cited, %d declared empty", id, r, info.Usage.Steps, r.Cited, r.DeclaredEmpty)
 }
 
 // assertStepsProportional checks that the built-in model made progress at
@@ -235,6 +268,18 @@ func TestBuiltinNIST80053(t *testing.T) {
 	assertQuotesVerbatim(t, dir, reqs)
 }
 
+// TestBuiltinSharedMimeInfo runs the specification whose PDF spaces its
+// words by position only: the job completes with its chunks covered.
+func TestBuiltinSharedMimeInfo(t *testing.T) {
+	t.Parallel()
+	dir := runBuiltin(t, corpusPath(t, "shared-mime-info-spec.pdf"), "mime")
+	recs, _ := readRequirements(t, dir)
+	if len(recs) == 0 {
+		t.Error("no requirement extracted")
+	}
+	assertQuotesVerbatim(t, dir, recs)
+}
+
 // TestBuiltinGoBD checks German duties of the GoBD, picked by hand from the
 // document, with the page each stands on (checked against pdftotext -f/-l).
 func TestBuiltinGoBD(t *testing.T) {
@@ -365,6 +410,7 @@ func TestBuiltinBudgetStopThenResume(t *testing.T) {
 	if code, _, stderr := cli(t, "resume", "--workspace", root, "--job", "part", "--quiet", "--max-steps", "500"); code != 0 {
 		t.Fatalf("resume: exit %d:\n%s", code, stderr)
 	}
+	assertCovered(t, root, "part")
 	_, resumed := readRequirements(t, dir)
 	_, whole := readRequirements(t, runBuiltin(t, doc, "whole"))
 	if !bytes.Equal(resumed, whole) {
