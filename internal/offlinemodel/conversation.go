@@ -519,8 +519,8 @@ func (v chunkView) chunk() (chunkRead, bool) {
 	return parseChunk(v.n, strings.Join(v.lines, "\n")+"\n")
 }
 
-// lastChunkView is the chunk of the last chunk read in the latest step,
-// with what the earlier reads still visible show of it.
+// lastChunkView is the view of the chunk read last in the latest step,
+// with what earlier reads that still show add to it.
 func (c *conversation) lastChunkView() (chunkView, bool) {
 	if len(c.steps) == 0 {
 		return chunkView{}, false

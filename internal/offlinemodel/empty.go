@@ -60,6 +60,9 @@ func emptyReason(c chunkRead, p profile, opens bool) string {
 	return atLeastWords(describeChunk(c, p, opens))
 }
 
+// describeChunk names the chunk's parts, front matter first; a chunk
+// without a known part is guidance, a marked informative section, a table,
+// or informative text.
 func describeChunk(c chunkRead, p profile, opens bool) string {
 	lines := textLines(c.body)
 	if len(lines) == 0 {
@@ -73,6 +76,7 @@ func describeChunk(c chunkRead, p profile, opens bool) string {
 		return "front matter: " + joinPhrases(parts)
 	}
 	if len(parts) > 0 {
+		// Parts that start late in the chunk follow text of its section.
 		if at > len(lines)/3 {
 			parts = append([]string{"informative text"}, parts...)
 		}
