@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode"
@@ -400,8 +401,10 @@ func TestBuiltinBudgetStopThenResume(t *testing.T) {
 	partial, _ := readRequirements(t, dir)
 	summary, _ := os.ReadFile(filepath.Join(dir, "output", "summary.md"))
 	if len(partial) == 0 || strings.TrimSpace(stdout) != filepath.Join(dir, "output", "requirements.json") ||
-		!strings.HasPrefix(string(summary), "> Partial result: the job stopped before completion") {
-		t.Fatalf("partial output: %d requirements, stdout %q, summary %.120q", len(partial), stdout, summary)
+		!strings.HasPrefix(string(summary), "> Partial result: the job stopped before completion") ||
+		!regexp.MustCompile(`^> Partial result: [^\n]*\); coverage: \d+ of \d+ chunks covered\. Continue it with`).Match(summary) ||
+		!strings.Contains(string(summary), "\n## Coverage\n") {
+		t.Fatalf("partial output: %d requirements, stdout %q, summary %.300q", len(partial), stdout, summary)
 	}
 	if _, out, _ := cli(t, "status", "--job", "part", "--workspace", root); !strings.Contains(out, "stopped — the step limit of 15 was reached") {
 		t.Errorf("status:\n%s", out)
