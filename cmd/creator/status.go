@@ -23,7 +23,8 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 		Use:   "status [--job ID] [--json]",
 		Short: "Show a job's state, plan progress, steps, tokens and cost",
 		Long: `Show the state of a job: running, completed, failed, interrupted, or stopped
-at a limit; its plan as a checklist; steps, tokens and requirements saved.
+at a limit; its plan as a checklist; steps, tokens, requirements saved and the
+coverage of the documents (chunks read in full, and cited or declared empty).
 Without --job, show a table of all jobs.
 
 With --json the same facts are printed as one JSON object (an array of them
