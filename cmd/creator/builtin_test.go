@@ -443,6 +443,9 @@ func TestExportFormats(t *testing.T) {
 			return strings.HasPrefix(s, "# Requirements of retention-policy.pdf") && strings.Count(s, "\n#### REQ-") == len(recs)
 		},
 		"reqif": func(s string) bool { return strings.Contains(s, "<REQ-IF xmlns=") },
+		"cypher": func(s string) bool {
+			return strings.Contains(s, "MERGE (d:Document {name: 'retention-policy.pdf'});\n") && strings.Count(s, ") SET r.title = ") == len(recs)
+		},
 	} {
 		code, stdout, stderr := cli(t, "export", "--workspace", root, "--job", "exp", "--format", format)
 		if code != 0 || !check(stdout) || stderr != "" {

@@ -24,8 +24,8 @@ type exportOptions struct {
 func newExportCmd(g *globalOptions) *cobra.Command {
 	o := &exportOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "export --job ID [--format json|csv|md|reqif] [-o FILE]",
-		Short: "Write a job's requirements as JSON, CSV, Markdown or ReqIF",
+		Use:   "export --job ID [--format json|csv|md|reqif|cypher] [-o FILE]",
+		Short: "Write a job's requirements as JSON, CSV, Markdown, ReqIF or Cypher",
 		Long: `Write the requirements of a job (its output/requirements.json, written when
 the job completes or stops at a budget) in another format:
 
@@ -37,13 +37,21 @@ the job completes or stops at a budget) in another format:
          with ReqIF.ForeignID, ReqIF.Name, ReqIF.Text, Type, Category,
          Priority, Frameworks, Source, Quote, Confidence and Rationale, and a
          SPECIFICATION per document with its sections as the hierarchy
+  cypher Cypher statements for Neo4j (cypher-shell -f FILE), one a line:
+         (:Document {name}), (:Section {document, path, title}) IN its
+         parent section or document, (:Requirement {job, id, title, text,
+         type, category, priority, frameworks, confidence, rationale}) and
+         (:Requirement)-[:CITES {chunk, quote, page}]->(:Section|:Document);
+         every node and relationship is MERGEd on its key, so loading the
+         same export twice changes nothing
 
 Without --format the format follows the extension of -o (.json, .csv, .md,
-.reqif), else json. Without -o the export goes to stdout; a file is written
-atomically.`,
+.reqif, .cypher, .cql), else json. Without -o the export goes to stdout; a
+file is written atomically.`,
 		Example: `  creator export --job gobd --format reqif -o gobd.reqif
   creator export --job gobd -o gobd.csv
-  creator export --job gobd --format md | less`,
+  creator export --job gobd --format md | less
+  creator export --job gobd -o gobd.cypher && cypher-shell -f gobd.cypher`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.formatGiven = cmd.Flags().Changed("format")
@@ -52,7 +60,7 @@ atomically.`,
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job")
 	completeJobs(cmd, o.globalOptions)
-	cmd.Flags().StringVar(&o.format, "format", "json", "json, csv, md or reqif")
+	cmd.Flags().StringVar(&o.format, "format", "json", "json, csv, md, reqif or cypher")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(export.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

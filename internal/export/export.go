@@ -1,6 +1,7 @@
 // Package export writes a job's requirements in the formats other tools
 // read: JSON (the record list), CSV, Markdown for people, and ReqIF 1.2
-// for requirements management tools (DOORS, Polarion, Jama).
+// for requirements management tools (DOORS, Polarion, Jama), and Cypher
+// statements for graph databases (Neo4j).
 package export
 
 import (
@@ -16,7 +17,7 @@ import (
 )
 
 // Formats are the names --format accepts.
-var Formats = []string{"json", "csv", "md", "reqif"}
+var Formats = []string{"json", "csv", "md", "reqif", "cypher"}
 
 // Source is what an export is made of: the job's records in output order,
 // and the chunk manifest that places them in the document's sections.
@@ -33,13 +34,18 @@ type Source struct {
 }
 
 // SectionsOf returns the heading path of the place a record's first
-// citation quotes: the chunk's heading, or the last section starting in
-// the chunk before the quote.
+// citation quotes.
 func (s Source) SectionsOf(r requirement.Record) []string {
 	if len(r.Citations) == 0 {
 		return nil
 	}
-	cit := r.Citations[0]
+	return s.SectionOf(r.Citations[0])
+}
+
+// SectionOf returns the heading path of the place a citation quotes: the
+// chunk's heading, or the last section starting in the chunk before the
+// quote.
+func (s Source) SectionOf(cit requirement.Citation) []string {
 	c, ok := s.Manifest.Find(cit.Chunk)
 	if !ok {
 		return nil
@@ -108,6 +114,8 @@ func Render(format string, src Source) ([]byte, error) {
 		return Markdown(src), nil
 	case "reqif":
 		return ReqIFBytes(src)
+	case "cypher":
+		return Cypher(src), nil
 	}
 	return nil, fmt.Errorf("unknown format %q: use %s", format, strings.Join(Formats, ", "))
 }
@@ -115,7 +123,8 @@ func Render(format string, src Source) ([]byte, error) {
 // FormatOf guesses a format from a file name's extension.
 func FormatOf(name string) (string, bool) {
 	lower := strings.ToLower(name)
-	for ext, f := range map[string]string{".json": "json", ".csv": "csv", ".md": "md", ".markdown": "md", ".reqif": "reqif", ".xml": "reqif"} {
+	for ext, f := range map[string]string{".json": "json", ".csv": "csv", ".md": "md", ".markdown": "md", ".reqif": "reqif", ".xml": "reqif",
+		".cypher": "cypher", ".cql": "cypher"} {
 		if strings.HasSuffix(lower, ext) {
 			return f, true
 		}

@@ -24,15 +24,14 @@ func SourceOf(id string, data []byte, read func(string) ([]byte, error)) (Source
 	}
 	src.Chunks = map[string]string{}
 	for _, r := range src.Records {
-		if len(r.Citations) == 0 {
-			continue
-		}
-		c, ok := src.Manifest.Find(r.Citations[0].Chunk)
-		if _, done := src.Chunks[c.ID]; !ok || done {
-			continue
-		}
-		if data, err := read(c.File); err == nil {
-			src.Chunks[c.ID] = document.ChunkBody(string(data))
+		for _, cit := range r.Citations {
+			c, ok := src.Manifest.Find(cit.Chunk)
+			if _, done := src.Chunks[c.ID]; !ok || done {
+				continue
+			}
+			if data, err := read(c.File); err == nil {
+				src.Chunks[c.ID] = document.ChunkBody(string(data))
+			}
 		}
 	}
 	for _, r := range src.Records {

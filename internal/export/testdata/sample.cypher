@@ -1,0 +1,16 @@
+CREATE INDEX creator_document IF NOT EXISTS FOR (n:Document) ON (n.name);
+CREATE INDEX creator_section IF NOT EXISTS FOR (n:Section) ON (n.document, n.path);
+CREATE INDEX creator_requirement IF NOT EXISTS FOR (n:Requirement) ON (n.job, n.id);
+MERGE (d:Document {name: 'GoBD.pdf'});
+MERGE (d:Document {name: 'memo.txt'});
+MERGE (p:Document {name: 'GoBD.pdf'}) MERGE (s:Section {document: 'GoBD.pdf', path: '3 Aufbewahrung'}) SET s.title = '3 Aufbewahrung' MERGE (s)-[:IN]->(p);
+MERGE (p:Section {document: 'GoBD.pdf', path: '3 Aufbewahrung'}) MERGE (s:Section {document: 'GoBD.pdf', path: '3 Aufbewahrung > 3.1 Belege'}) SET s.title = '3.1 Belege' MERGE (s)-[:IN]->(p);
+MERGE (p:Section {document: 'GoBD.pdf', path: '3 Aufbewahrung'}) MERGE (s:Section {document: 'GoBD.pdf', path: '3 Aufbewahrung > 3.2 Unveränderbarkeit'}) SET s.title = '3.2 Unveränderbarkeit' MERGE (s)-[:IN]->(p);
+MERGE (r:Requirement {job: 'gobd', id: 'REQ-001'}) SET r.title = 'Keep invoices', r.text = 'The operator shall keep invoices.', r.type = 'obligation', r.category = 'compliance', r.priority = 'high', r.frameworks = ['GoBD'], r.confidence = 0.92, r.rationale = '\'Rechnungen sind aufzubewahren.\' sets a duty & more <text>';
+MERGE (r:Requirement {job: 'gobd', id: 'REQ-002'}) SET r.title = 'Do not delete records', r.text = 'The operator shall do not delete records.', r.type = 'prohibition', r.category = 'compliance', r.priority = 'high', r.frameworks = ['GoBD'], r.confidence = 0.92, r.rationale = '\'Aufzeichnungen dürfen nicht gelöscht werden.\' sets a duty & more <text>';
+MERGE (r:Requirement {job: 'gobd', id: 'REQ-003'}) SET r.title = 'Log changes', r.text = 'The operator shall log changes.', r.type = 'obligation', r.category = 'compliance', r.priority = 'high', r.frameworks = ['GoBD'], r.confidence = 0.92, r.rationale = '\'Änderungen sind zu protokollieren.\' sets a duty & more <text>';
+MERGE (r:Requirement {job: 'gobd', id: 'REQ-004'}) SET r.title = 'Check the archive', r.text = 'The operator shall check the archive.', r.type = 'recommendation', r.category = 'compliance', r.priority = 'high', r.frameworks = ['GoBD'], r.confidence = 0.92, r.rationale = '\'The archive should be checked.\' sets a duty & more <text>';
+MERGE (r:Requirement {job: 'gobd', id: 'REQ-001'}) MERGE (t:Section {document: 'GoBD.pdf', path: '3 Aufbewahrung > 3.1 Belege'}) MERGE (r)-[c:CITES {chunk: 'chunk_001', quote: 'Rechnungen sind aufzubewahren.'}]->(t) SET c.page = 4;
+MERGE (r:Requirement {job: 'gobd', id: 'REQ-002'}) MERGE (t:Section {document: 'GoBD.pdf', path: '3 Aufbewahrung > 3.2 Unveränderbarkeit'}) MERGE (r)-[c:CITES {chunk: 'chunk_002', quote: 'Aufzeichnungen dürfen nicht gelöscht werden.'}]->(t) SET c.page = 5;
+MERGE (r:Requirement {job: 'gobd', id: 'REQ-003'}) MERGE (t:Section {document: 'GoBD.pdf', path: '3 Aufbewahrung > 3.2 Unveränderbarkeit'}) MERGE (r)-[c:CITES {chunk: 'chunk_003', quote: 'Änderungen sind zu protokollieren.'}]->(t) SET c.page = 9;
+MERGE (r:Requirement {job: 'gobd', id: 'REQ-004'}) MERGE (t:Document {name: 'memo.txt'}) MERGE (r)-[c:CITES {chunk: 'chunk_004', quote: 'The archive should be checked.'}]->(t);
