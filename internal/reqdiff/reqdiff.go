@@ -71,22 +71,37 @@ type Result struct {
 // Compared are the fields that make a pair changed, in report order.
 var Compared = []string{"text", "type", "category", "priority", "quote"}
 
-// Compare matches the requirements of two versions one to one, best pair
-// first, and sorts them into added, removed, changed and unchanged.
+// Compare matches the requirements of two versions one to one and sorts
+// them into added, removed, changed and unchanged. Identical requirements
+// (same quotes, section title and text) pair first, in source order; the
+// others best pair first.
 func Compare(old, new export.Source) Result {
-	a, b := sideOf(old), sideOf(new)
+	dict := map[string]int32{}
+	a, b := sideOf(old, dict), sideOf(new, dict)
 	res := Result{OldJob: old.JobID, NewJob: new.JobID, Added: []Item{}, Removed: []Item{}, Changed: []Pair{}}
 	oldUsed, newUsed := make([]bool, len(a)), make([]bool, len(b))
-	for _, c := range candidates(a, b) {
-		if oldUsed[c.old] || newUsed[c.new] {
-			continue
-		}
-		oldUsed[c.old], newUsed[c.new] = true, true
-		p := pairOf(a[c.old], b[c.new])
-		if len(p.Changes) == 0 {
+	var pairs []Pair
+	match := func(i, j int) {
+		oldUsed[i], newUsed[j] = true, true
+		if p := pairOf(a[i], b[j]); len(p.Changes) == 0 {
 			res.Unchanged++
 		} else {
-			res.Changed = append(res.Changed, p)
+			pairs = append(pairs, p)
+		}
+	}
+	waiting := map[string][]int{}
+	for i, x := range a {
+		waiting[x.identity] = append(waiting[x.identity], i)
+	}
+	for j, y := range b {
+		if q := waiting[y.identity]; len(q) > 0 {
+			waiting[y.identity] = q[1:]
+			match(q[0], j)
+		}
+	}
+	for _, c := range candidates(a, b, oldUsed, newUsed) {
+		if !oldUsed[c.old] && !newUsed[c.new] {
+			match(int(c.old), int(c.new))
 		}
 	}
 	for i, used := range oldUsed {
@@ -94,25 +109,26 @@ func Compare(old, new export.Source) Result {
 			res.Removed = append(res.Removed, a[i].Item)
 		}
 	}
-	for i, used := range newUsed {
+	for j, used := range newUsed {
 		if !used {
-			res.Added = append(res.Added, b[i].Item)
+			res.Added = append(res.Added, b[j].Item)
 		}
 	}
-	bySource := func(x, y Item) int { return x.at.compare(y.at) }
-	slices.SortFunc(res.Added, bySource)
-	slices.SortFunc(res.Removed, bySource)
-	slices.SortFunc(res.Changed, func(x, y Pair) int { return bySource(x.New, y.New) })
+	slices.SortFunc(pairs, func(x, y Pair) int { return x.New.at.compare(y.New.at) })
+	res.Changed = append(res.Changed, pairs...)
 	return res
 }
 
-// entry is an item with what matching compares: its normalised quotes and
-// the sorted word sets of quotes and text.
+// entry is an item with what matching compares: its normalised quotes,
+// the sorted word sets of quotes and text (as numbers from a dictionary
+// both versions share), and identity, equal for identical requirements.
 type entry struct {
 	Item
 	quotes     []string
-	quoteWords []string
-	textWords  []string
+	quoteWords []int32
+	textWords  []int32
+	section    string // sectionKey of the section
+	identity   string
 }
 
 // position is where a requirement stands in its source: the chunk's place
@@ -124,7 +140,8 @@ func (p position) compare(q position) int {
 	return cmp.Or(cmp.Compare(p.chunk, q.chunk), cmp.Compare(p.offset, q.offset), cmp.Compare(p.index, q.index))
 }
 
-func sideOf(src export.Source) []entry {
+// sideOf makes the entries of one version, in source order.
+func sideOf(src export.Source, dict map[string]int32) []entry {
 	out := make([]entry, len(src.Records))
 	for i, r := range src.Records {
 		e := entry{Item: Item{Record: r, Section: strings.Join(src.SectionsOf(r), " › "), at: positionOf(src, r, i)}}
@@ -135,9 +152,12 @@ func sideOf(src export.Source) []entry {
 		if text == "" {
 			text = r.Text // a record without quotes is known by its text
 		}
-		e.quoteWords, e.textWords = wordSet(text), wordSet(r.Text)
+		e.quoteWords, e.textWords = wordSet(text, dict), wordSet(r.Text, dict)
+		e.section = sectionKey(e.Section)
+		e.identity = strings.Join(append(slices.Clone(e.quotes), e.section, requirement.Normalize(r.Text).Text), "\x00")
 		out[i] = e
 	}
+	slices.SortStableFunc(out, func(x, y entry) int { return x.at.compare(y.at) })
 	return out
 }
 
@@ -160,29 +180,38 @@ func positionOf(src export.Source, r requirement.Record, index int) position {
 }
 
 type candidate struct {
-	old, new int
+	old, new int32
 	score    float64
 }
 
-// candidates are the pairs whose quotes are alike enough, best first; ties
-// go in source order, so the matching is the same on every run.
-func candidates(a, b []entry) []candidate {
+// candidates are the pairs of requirements not yet paired whose quotes
+// are alike enough, best first; ties go in source order (the entries'
+// order), so the matching is the same on every run.
+func candidates(a, b []entry, oldUsed, newUsed []bool) []candidate {
 	var out []candidate
 	for i, x := range a {
+		if oldUsed[i] {
+			continue
+		}
 		for j, y := range b {
+			// The Jaccard index is at most the ratio of the set sizes.
+			small, large := min(len(x.quoteWords), len(y.quoteWords)), max(len(x.quoteWords), len(y.quoteWords))
+			if newUsed[j] || float64(small) < Threshold*float64(large) {
+				continue
+			}
 			q := jaccard(x.quoteWords, y.quoteWords)
 			if q < Threshold {
 				continue
 			}
 			s := q + textBonus*jaccard(x.textWords, y.textWords)
-			if sectionKey(x.Section) == sectionKey(y.Section) {
+			if x.section == y.section {
 				s += sectionBonus
 			}
-			out = append(out, candidate{old: i, new: j, score: s})
+			out = append(out, candidate{old: int32(i), new: int32(j), score: s})
 		}
 	}
 	slices.SortFunc(out, func(x, y candidate) int {
-		return cmp.Or(cmp.Compare(y.score, x.score), a[x.old].at.compare(a[y.old].at), b[x.new].at.compare(b[y.new].at))
+		return cmp.Or(cmp.Compare(y.score, x.score), cmp.Compare(x.old, y.old), cmp.Compare(x.new, y.new))
 	})
 	return out
 }
@@ -221,16 +250,24 @@ func sectionKey(path string) string {
 	return strings.ToLower(strings.TrimLeft(path, "0123456789.§ "))
 }
 
-// wordSet is the sorted distinct comparison keys of the words of a text.
-func wordSet(s string) []string {
-	var keys []string
+// wordSet is the distinct words of a text as compared (wordKey), by their
+// numbers in dict, sorted.
+func wordSet(s string, dict map[string]int32) []int32 {
+	var set []int32
 	for _, w := range strings.Fields(s) {
-		if k := wordKey(w); k != "" {
-			keys = append(keys, k)
+		k := wordKey(w)
+		if k == "" {
+			continue
 		}
+		n, ok := dict[k]
+		if !ok {
+			n = int32(len(dict))
+			dict[k] = n
+		}
+		set = append(set, n)
 	}
-	slices.Sort(keys)
-	return slices.Compact(keys)
+	slices.Sort(set)
+	return slices.Compact(set)
 }
 
 // wordKey is a word as compared: lower case, without the punctuation
@@ -240,15 +277,15 @@ func wordKey(w string) string {
 }
 
 // jaccard is the Jaccard index of two sorted word sets.
-func jaccard(a, b []string) float64 {
+func jaccard(a, b []int32) float64 {
 	inter, i, j := 0, 0, 0
 	for i < len(a) && j < len(b) {
-		switch c := strings.Compare(a[i], b[j]); {
-		case c == 0:
+		switch {
+		case a[i] == b[j]:
 			inter++
 			i++
 			j++
-		case c < 0:
+		case a[i] < b[j]:
 			i++
 		default:
 			j++

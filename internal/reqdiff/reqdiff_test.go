@@ -34,7 +34,8 @@ func TestWordChanges(t *testing.T) {
 }
 
 func TestJaccardAndSectionKey(t *testing.T) {
-	a, b := wordSet("Invoices must be kept for ten years."), wordSet("invoices MUST be kept for eight years")
+	dict := map[string]int32{}
+	a, b := wordSet("Invoices must be kept for ten years.", dict), wordSet("invoices MUST be kept for eight years", dict)
 	if got := jaccard(a, b); got != 6.0/8 {
 		t.Errorf("jaccard %v, want 0.75", got)
 	}
