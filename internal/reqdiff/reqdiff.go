@@ -48,7 +48,9 @@ type Change struct {
 	New   string `json:"new"`
 }
 
-// Pair is a requirement of the old version matched with one of the new.
+// Pair is a requirement of the old version matched with one of the new,
+// and what differs: Fields names the fields among text, type, category,
+// priority and quote (in that order), Changes the differences.
 type Pair struct {
 	Old     Item     `json:"old"`
 	New     Item     `json:"new"`
@@ -67,9 +69,6 @@ type Result struct {
 	Changed   []Pair `json:"changed"`
 	Unchanged int    `json:"unchanged"`
 }
-
-// Compared are the fields that make a pair changed, in report order.
-var Compared = []string{"text", "type", "category", "priority", "quote"}
 
 // Compare matches the requirements of two versions one to one and sorts
 // them into added, removed, changed and unchanged. Identical requirements
@@ -216,8 +215,7 @@ func candidates(a, b []entry, oldUsed, newUsed []bool) []candidate {
 	return out
 }
 
-// pairOf lists what differs between two matched requirements, field by
-// field in the order of Compared.
+// pairOf lists what differs between two matched requirements.
 func pairOf(x, y entry) Pair {
 	p := Pair{Old: x.Item, New: y.Item, Fields: []string{}, Changes: []Change{}}
 	add := func(field string, changes ...Change) {
