@@ -93,6 +93,7 @@ else /workspace inside a container, else ./workspace.`,
 		newExportCmd(g),
 		newExtractCmd(g),
 		newEvalCmd(g),
+		newDiffCmd(g),
 		newVersionCmd(g),
 	)
 	return cmd
