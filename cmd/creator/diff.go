@@ -2,13 +2,10 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
 
 	"github.com/spf13/cobra"
 
 	"creator/internal/export"
-	"creator/internal/output"
 	"creator/internal/reqdiff"
 )
 
@@ -71,15 +68,5 @@ func (o *diffOptions) source(id string) (export.Source, error) {
 		return export.Source{}, err
 	}
 	defer job.Close()
-	data, err := job.ReadInternal(output.RequirementsFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return export.Source{}, fmt.Errorf("job '%s' has no %s yet: it is written when the job completes or stops at a budget", job.ID, output.RequirementsFile)
-	}
-	if err == nil {
-		err = output.Validate(data)
-	}
-	if err != nil {
-		return export.Source{}, fmt.Errorf("job '%s': %s: %w", job.ID, output.RequirementsFile, err)
-	}
-	return export.SourceOf(job.ID, data, job.ReadInternal)
+	return export.Load(job.ID, job.ReadInternal)
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -11,7 +9,6 @@ import (
 
 	"creator/internal/atomicfile"
 	"creator/internal/export"
-	"creator/internal/output"
 )
 
 // exportOptions are the flags of export.
@@ -81,18 +78,7 @@ func runExport(o *exportOptions) error {
 		return err
 	}
 	defer job.Close()
-	data, err := job.ReadInternal(output.RequirementsFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("job '%s' has no %s yet: it is written when the job completes or stops at a budget; continue the job with 'creator resume --job %s'",
-			job.ID, output.RequirementsFile, job.ID)
-	}
-	if err != nil {
-		return err
-	}
-	if err := output.Validate(data); err != nil {
-		return fmt.Errorf("job '%s': %s is not valid: %w", job.ID, output.RequirementsFile, err)
-	}
-	src, err := export.SourceOf(job.ID, data, job.ReadInternal)
+	src, err := export.Load(job.ID, job.ReadInternal)
 	if err != nil {
 		return err
 	}

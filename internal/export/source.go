@@ -2,12 +2,31 @@ package export
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 
 	"creator/internal/document"
 	"creator/internal/output"
 )
+
+// Load reads what an export of a job needs from its files: the validated
+// output/requirements.json and the sections its requirements stand in.
+func Load(id string, read func(string) ([]byte, error)) (Source, error) {
+	data, err := read(output.RequirementsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Source{}, fmt.Errorf("job '%s' has no %s yet: it is written when the job completes or stops at a budget; continue the job with 'creator resume --job %s'",
+			id, output.RequirementsFile, id)
+	}
+	if err != nil {
+		return Source{}, err
+	}
+	if err := output.Validate(data); err != nil {
+		return Source{}, fmt.Errorf("job '%s': %s is not valid: %w", id, output.RequirementsFile, err)
+	}
+	return SourceOf(id, data, read)
+}
 
 // SourceOf reads what an export of a job needs: its records (data, the
 // content of output/requirements.json) and, when there is one, the chunk
