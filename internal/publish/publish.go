@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -92,8 +93,12 @@ func publish(ctx context.Context, cfg *pgx.ConnConfig, o Options, res *Result) e
 // database) and drops pgx's restatement of the connection settings.
 func connectError(err error) error {
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
+	var ne *net.OpError
+	switch {
+	case errors.As(err, &pe):
 		return pe
+	case errors.As(err, &ne):
+		return ne
 	}
 	return err
 }
