@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,6 +30,8 @@ type Server struct {
 	User     string // the superuser
 	Password string // its password (scram-sha-256)
 	Database string // a database made for the test
+
+	databases *atomic.Int64 // databases made by NewDatabase, shared by copies
 }
 
 // URL is the connection URL of the server's test database for the given
@@ -78,7 +80,7 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Skipf("no PostgreSQL server for this test: %v", err)
 	}
-	s := &Server{Host: "127.0.0.1", User: "creator", Password: "pgtest-secret", Database: "creator_test"}
+	s := &Server{Host: "127.0.0.1", User: "creator", Password: "pgtest-secret", Database: "creator_test", databases: new(atomic.Int64)}
 	data := filepath.Join(dir, "data")
 	pwfile := filepath.Join(dir, "pwfile")
 	if err := os.WriteFile(pwfile, []byte(s.Password+"\n"), 0o644); err != nil {
@@ -102,17 +104,35 @@ func Start(t testing.TB) *Server {
 			t.Logf("pg_ctl stop: %v\n%s", err, out)
 		}
 	})
+	s.create(t, s.Database)
+	return s
+}
+
+// NewDatabase makes another database on the server, for a test of its
+// own, and returns the server with it as the test database.
+func (s *Server) NewDatabase(t testing.TB) *Server {
+	t.Helper()
+	name := fmt.Sprintf("creator_test_%d", s.databases.Add(1))
+	s.create(t, name)
+	c := *s
+	c.Database = name
+	return &c
+}
+
+func (s *Server) create(t testing.TB, name string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, strings.Replace(s.URL(s.Password), "/"+s.Database+"?", "/postgres?", 1))
+	admin := *s
+	admin.Database = "postgres"
+	conn, err := pgx.Connect(ctx, admin.URL(s.Password))
 	if err != nil {
 		t.Fatalf("connecting to the test server: %v", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+s.Database); err != nil {
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("creating the test database: %v", err)
 	}
-	return s
 }
 
 // serverUser returns how to run the server's programs: directly, or, for

@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,8 +110,22 @@ func events(t *testing.T, job *workspace.Job) []telemetry.Event {
 	return ev
 }
 
-func TestPublishJob(t *testing.T) {
-	db := pgtest.Start(t)
+// TestPostgres runs the tests that need a server on one, each in a
+// database of its own.
+func TestPostgres(t *testing.T) {
+	server := pgtest.Start(t)
+	for name, test := range map[string]func(*testing.T, *pgtest.Server){
+		"PublishJob": tPublishJob, "Refusals": tPublishRefusals, "Schemas": tSchemas,
+		"AllOrNothing": tPublishIsAllOrNothing, "AdoptsACompatibleTable": tAdoptsACompatibleTable,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, server.NewDatabase(t))
+		})
+	}
+}
+
+func tPublishJob(t *testing.T, db *pgtest.Server) {
 	url := db.URL(db.Password)
 	ctx := context.Background()
 	job := newJob(t, workspace.StatusCompleted, record("REQ-001", "Records shall be kept."), record("REQ-002", "Logs shall be signed."))
@@ -163,7 +178,7 @@ func TestPublishJob(t *testing.T) {
 		}
 	}
 	if len(published) != 3 || published[2].Removed != 1 || published[2].Requirements != 1 ||
-		published[0].Database != "postgres://creator@127.0.0.1:"+itoa(db.Port)+"/creator_test" {
+		published[0].Database != "postgres://creator@127.0.0.1:"+itoa(db.Port)+"/"+db.Database {
 		t.Fatalf("published events: %+v", published)
 	}
 	assertNoPassword(t, job, db.Password)
@@ -190,8 +205,7 @@ func assertNoPassword(t *testing.T, job *workspace.Job, password string) {
 	})
 }
 
-func TestPublishRefusals(t *testing.T) {
-	db := pgtest.Start(t)
+func tPublishRefusals(t *testing.T, db *pgtest.Server) {
 	ctx := context.Background()
 	url := db.URL(db.Password)
 
@@ -218,7 +232,7 @@ func TestPublishRefusals(t *testing.T) {
 	}
 	unreachable := strings.Replace(url, itoa(db.Port), "1", 1)
 	_, err = Job(ctx, job, JobOptions{URL: unreachable, Schema: "bad", Now: now})
-	if err == nil || !strings.Contains(err.Error(), "cannot connect to postgres://creator@127.0.0.1:1/creator_test") ||
+	if err == nil || !strings.Contains(err.Error(), "cannot connect to postgres://creator@127.0.0.1:1/"+db.Database+":") ||
 		strings.Contains(err.Error(), db.Password) {
 		t.Fatalf("an unreachable server: %v", err)
 	}
@@ -262,8 +276,7 @@ func exec(t *testing.T, url string, sql ...string) {
 	}
 }
 
-func TestSchemas(t *testing.T) {
-	db := pgtest.Start(t)
+func tSchemas(t *testing.T, db *pgtest.Server) {
 	ctx := context.Background()
 	url := db.URL(db.Password)
 	recs := []requirement.Record{record("REQ-001", "Records shall be kept.")}
@@ -294,4 +307,66 @@ func TestSchemas(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "newer than this creator knows") {
 		t.Fatalf("a newer migration: %v", err)
 	}
+}
+
+// A publish that fails half-way leaves the rows as they were, and the rows
+// of other jobs are never touched.
+func tPublishIsAllOrNothing(t *testing.T, db *pgtest.Server) {
+	ctx := context.Background()
+	url := db.URL(db.Password)
+	before := []requirement.Record{record("REQ-001", "Records shall be kept."), record("REQ-002", "Logs shall be signed.")}
+	for _, job := range []string{"gobd", "other"} {
+		if _, err := Publish(ctx, Options{URL: url, JobID: job, Records: before, Now: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := rows(t, url, "public")
+	exec(t, url, `ALTER TABLE requirement_cache ADD CONSTRAINT refused CHECK (text <> 'refused')`)
+	after := []requirement.Record{record("REQ-001", "Records shall be kept longer."), record("REQ-003", "refused")}
+	_, err := Publish(ctx, Options{URL: url, JobID: "gobd", Records: after, Now: now.Add(time.Hour)})
+	if err == nil || !strings.Contains(err.Error(), "writing REQ-003") {
+		t.Fatalf("a publish that fails half-way: %v", err)
+	}
+	if got := rows(t, url, "public"); !equalRows(got, first) {
+		t.Fatalf("a failed publish changed the rows:\n%+v\n%+v", first, got)
+	}
+	res, err := Publish(ctx, Options{URL: url, JobID: "gobd", Records: after[:1], Now: now.Add(time.Hour)})
+	if err != nil || res.Updated != 1 || res.Removed != 1 {
+		t.Fatalf("publish: %+v, %v", res, err)
+	}
+	other, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	var n int
+	if err := other.QueryRow(ctx, `SELECT count(*) FROM requirement_cache WHERE job_id = 'other' AND published_at = $1`, now).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("rows of another job: %d, %v", n, err)
+	}
+}
+
+// A table made by hand with the columns publish writes is adopted.
+func tAdoptsACompatibleTable(t *testing.T, db *pgtest.Server) {
+	ctx := context.Background()
+	url := db.URL(db.Password)
+	exec(t, url, `CREATE SCHEMA made`, fmt.Sprintf(migrations[0], `made.requirement_cache`))
+	res, err := Publish(ctx, Options{URL: url, Schema: "made", JobID: "gobd", Records: []requirement.Record{record("REQ-001", "Records shall be kept.")}, Now: now})
+	if err != nil || res.Inserted != 1 {
+		t.Fatalf("publish into a compatible table: %+v, %v", res, err)
+	}
+	var version int
+	if err := pgxQueryRow(t, url, `SELECT max(version) FROM made.creator_migrations`, &version); err != nil || version != len(migrations) {
+		t.Fatalf("migrations recorded: %d, %v", version, err)
+	}
+}
+
+func pgxQueryRow(t *testing.T, url, q string, dest ...any) error {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	return conn.QueryRow(ctx, q).Scan(dest...)
 }
