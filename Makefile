@@ -18,7 +18,7 @@ STATICCHECK_VERSION := v0.8.2
 # model client, the workspace and its tools.
 RACE_PKGS := ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/...
 
-.PHONY: all build demo test race lint fuzz bench stress pdftotext sample-pdf bad-docs clean
+.PHONY: all build demo test race lint fuzz bench stress pdftotext postgresql sample-pdf bad-docs clean
 
 all: build
 
@@ -30,7 +30,9 @@ demo: build
 	@out=$$($(BIN)/creator run --workspace $(CURDIR)/jobs $(SAMPLE)) && \
 		echo "requirements: $$out" && echo && head -n 30 "$$(dirname $$out)/summary.md"
 
-test:
+# The publish tests start their own PostgreSQL server from the system's
+# postgresql package.
+test: postgresql
 	$(GO) vet ./...
 	$(GO) test ./...
 	@$(MAKE) --no-print-directory race
@@ -77,6 +79,14 @@ pdftotext:
 		$$SUDO apt-get install -y -q poppler-utils >/dev/null 2>&1 || \
 		{ $$SUDO apt-get update -q >/dev/null 2>&1 && $$SUDO apt-get install -y -q poppler-utils >/dev/null 2>&1; } || \
 		echo "could not install pdftotext: the benchmark runs without the comparison"; }
+
+postgresql:
+	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		echo "installing postgresql for the publish tests"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get install -y -q postgresql >/dev/null 2>&1 || \
+		{ $$SUDO apt-get update -q >/dev/null 2>&1 && $$SUDO apt-get install -y -q postgresql >/dev/null 2>&1; } || \
+		echo "could not install postgresql: the publish tests are skipped"; }
 
 # A job on GoBD killed with SIGKILL 100 times at random moments and resumed
 # each time; prints how many jobs ended with the output of an uninterrupted

@@ -32,7 +32,9 @@ without --job). Fields: id, dir, state, pid, stop_reason, inputs[{name,bytes}],
 model, plan{done,total,current,tasks[{number,text,status,notes}]}, steps,
 tokens{prompt,completion,cached}, cost_usd (absent when the model's price is
 unknown), compactions, limits{max_steps,max_tokens,max_cost}, requirements,
-created_at, updated_at, last_activity, last_event, resume_hint, error. Fields
+created_at, updated_at, last_activity, last_event, resume_hint, error,
+published{time,database,schema,requirements,inserted,updated,unchanged,
+removed,partial} (the last publish). Fields
 are only ever added, never renamed or removed.`,
 		Example: `  creator status --job gobd
   creator status --json | jq '.[] | select(.state=="interrupted") | .id'`,

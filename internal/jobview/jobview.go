@@ -3,6 +3,8 @@
 package jobview
 
 import (
+	"bufio"
+	"bytes"
 	"creator/internal/coverage"
 	"creator/internal/llm"
 	"creator/internal/transcript"
@@ -51,7 +53,15 @@ type View struct {
 	LastActivity time.Time `json:"last_activity"`
 	LastEvent    string    `json:"last_event,omitempty"`
 	ResumeHint   string    `json:"resume_hint,omitempty"`
-	Error        string    `json:"error,omitempty"`
+	// Published is the job's last publication to a database.
+	Published *Publication `json:"published,omitempty"`
+	Error     string       `json:"error,omitempty"`
+}
+
+// Publication is a publish of the job's requirements to a database.
+type Publication struct {
+	Time time.Time `json:"time"`
+	telemetry.Publication
 }
 
 type Limits struct {
@@ -151,6 +161,7 @@ func Of(j *workspace.Job, withTasks bool) View {
 		v.LastActivity = e.Time
 		v.LastEvent = strings.TrimSpace(e.Type + " " + e.Tool)
 	}
+	v.Published = lastPublication(j.Dir)
 	if Resumable(v.State) {
 		v.ResumeHint = "creator resume --job " + j.ID
 	}
@@ -206,6 +217,28 @@ func CountRequirements(dir string) int {
 		}
 	}
 	return n
+}
+
+// lastPublication finds the job's last published event, if any.
+func lastPublication(dir string) *Publication {
+	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(telemetry.File)))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var last *Publication
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		if !bytes.Contains(sc.Bytes(), []byte(`"type":"`+telemetry.TypePublished+`"`)) {
+			continue
+		}
+		var e telemetry.Event
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Type == telemetry.TypePublished {
+			last = &Publication{Time: e.Time, Publication: e.Publication}
+		}
+	}
+	return last
 }
 
 // lastEvent reads the last complete line of the job's events.

@@ -32,6 +32,7 @@ const (
 	TypeTaskCompleted = "task_completed"
 	TypeJobStarted    = "job_started"
 	TypeJobFinished   = "job_finished"
+	TypePublished     = "published"
 )
 
 // Event is any event, as read back: the union of the fields of all types.
@@ -81,6 +82,22 @@ type Event struct {
 	TotalCompletion int64           `json:"total_completion_tokens,omitempty"`
 	TotalCached     int64           `json:"total_cached_tokens,omitempty"`
 	TotalCostUSD    *float64        `json:"total_cost_usd,omitempty"`
+
+	// published
+	Publication
+}
+
+// Publication is what a published event says: where the requirements
+// went (the database without its password), how many, and what changed.
+type Publication struct {
+	Database     string `json:"database,omitempty"`
+	Schema       string `json:"schema,omitempty"`
+	Requirements int    `json:"requirements,omitempty"`
+	Inserted     int    `json:"inserted,omitempty"`
+	Updated      int    `json:"updated,omitempty"`
+	Unchanged    int    `json:"unchanged,omitempty"`
+	Removed      int    `json:"removed,omitempty"`
+	Partial      bool   `json:"partial,omitempty"`
 }
 
 // The written forms: each type has exactly its fields, with zero counts
@@ -277,6 +294,24 @@ func (r *Recorder) JobFinished(status string, exitCode int, reason string, t age
 	r.write(jobFinished{Type: TypeJobFinished, Time: r.stamp(), Step: t.Steps, Status: status, ExitCode: exitCode, Reason: reason,
 		Steps: t.Steps, TotalPrompt: t.PromptTokens, TotalCompletion: t.CompletionTokens, TotalCached: t.CachedTokens,
 		TotalCostUSD: r.cost(t.CostUSD)})
+}
+
+// PublishedEvent is the line of events.jsonl that records a publication.
+func PublishedEvent(at time.Time, p Publication) []byte {
+	data, _ := json.Marshal(struct {
+		Type         string `json:"type"`
+		Time         string `json:"time"`
+		Database     string `json:"database"`
+		Schema       string `json:"schema"`
+		Requirements int    `json:"requirements"`
+		Inserted     int    `json:"inserted"`
+		Updated      int    `json:"updated"`
+		Unchanged    int    `json:"unchanged"`
+		Removed      int    `json:"removed"`
+		Partial      bool   `json:"partial"`
+	}{TypePublished, at.UTC().Format(time.RFC3339Nano), p.Database, p.Schema, p.Requirements,
+		p.Inserted, p.Updated, p.Unchanged, p.Removed, p.Partial})
+	return append(data, '\n')
 }
 
 // maxArgChars is the longest string argument kept whole in an event.

@@ -1,0 +1,73 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"creator/internal/output"
+	"creator/internal/requirement"
+	"creator/internal/telemetry"
+	"creator/workspace"
+)
+
+// JobOptions say where to publish a job.
+type JobOptions struct {
+	URL, Schema string
+	// Partial publishes a job that has not completed: the requirements of
+	// its output/requirements.json as they stand.
+	Partial bool
+	Now     time.Time
+}
+
+// Job publishes the job's validated output/requirements.json and records
+// the publication in the job's events. Nothing is written, to the
+// database or the job, when it fails.
+func Job(ctx context.Context, job *workspace.Job, o JobOptions) (Result, error) {
+	info, err := job.Info()
+	if err != nil {
+		return Result{}, err
+	}
+	if info.Status != workspace.StatusCompleted && !o.Partial {
+		return Result{}, fmt.Errorf("job '%s' is %s, not completed: publish it when it completes, or publish what it has with --partial",
+			job.ID, info.Status)
+	}
+	recs, err := records(job)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := Publish(ctx, Options{URL: o.URL, Schema: o.Schema, JobID: job.ID, Records: recs, Now: o.Now})
+	if err != nil {
+		return res, err
+	}
+	event := telemetry.PublishedEvent(o.Now, telemetry.Publication{Database: RedactURL(o.URL), Schema: res.Schema,
+		Requirements: len(recs), Inserted: res.Inserted, Updated: res.Updated, Unchanged: res.Unchanged,
+		Removed: res.Removed, Partial: info.Status != workspace.StatusCompleted})
+	if err := job.AppendInternal(telemetry.File, event); err != nil {
+		return res, fmt.Errorf("published, but cannot record it in the job: %w", err)
+	}
+	return res, nil
+}
+
+// records reads and validates the job's output/requirements.json.
+func records(job *workspace.Job) ([]requirement.Record, error) {
+	data, err := job.ReadInternal(output.RequirementsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("job '%s' has no %s yet: it is written when the job completes or stops at a budget; continue the job with 'creator resume --job %s'",
+			job.ID, output.RequirementsFile, job.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := output.Validate(data); err != nil {
+		return nil, fmt.Errorf("job '%s': %s is not valid: %w", job.ID, output.RequirementsFile, err)
+	}
+	var recs []requirement.Record
+	if err := json.Unmarshal(data, &recs); err != nil {
+		return nil, fmt.Errorf("job '%s': %s: %w", job.ID, output.RequirementsFile, err)
+	}
+	return recs, nil
+}

@@ -1,0 +1,146 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// MigrationsTable records the migrations applied to a schema.
+const MigrationsTable = "creator_migrations"
+
+// migrations make Table; migration n is migrations[n-1]. %[1]s is the
+// table's quoted name. Only ever append.
+var migrations = []string{
+	`CREATE TABLE %[1]s (
+		job_id         text             NOT NULL,
+		requirement_id text             NOT NULL,
+		title          text             NOT NULL,
+		text           text             NOT NULL,
+		type           text             NOT NULL,
+		category       text             NOT NULL,
+		priority       text             NOT NULL,
+		frameworks     text[]           NOT NULL,
+		confidence     double precision NOT NULL,
+		rationale      text             NOT NULL,
+		document       text,
+		page           integer,
+		quote          text,
+		citations      jsonb            NOT NULL,
+		record         jsonb            NOT NULL,
+		content_hash   text             NOT NULL,
+		status         text             NOT NULL DEFAULT 'pending',
+		published_at   timestamptz      NOT NULL,
+		PRIMARY KEY (job_id, requirement_id)
+	)`,
+}
+
+// columns are the columns publish writes, with their types as
+// information_schema names them.
+var columns = map[string]string{
+	"job_id": "text", "requirement_id": "text", "title": "text", "text": "text", "type": "text",
+	"category": "text", "priority": "text", "frameworks": "ARRAY", "confidence": "double precision",
+	"rationale": "text", "document": "text", "page": "integer", "quote": "text", "citations": "jsonb",
+	"record": "jsonb", "content_hash": "text", "status": "text", "published_at": "timestamp with time zone",
+}
+
+// migrate brings the schema's tables to the latest migration inside tx,
+// and checks that Table is one publish can write.
+func migrate(ctx context.Context, tx pgx.Tx, schema string) error {
+	// One migrating publisher at a time per schema; the lock ends with tx.
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, "creator.publish."+schema); err != nil {
+		return err
+	}
+	s := pgx.Identifier{schema}.Sanitize()
+	log := pgx.Identifier{schema, MigrationsTable}.Sanitize()
+	if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+s); err != nil {
+		return fmt.Errorf("creating schema %s: %w", s, err)
+	}
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+log+` (
+		version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return fmt.Errorf("creating %s: %w", log, err)
+	}
+	var version int
+	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM `+log).Scan(&version); err != nil {
+		return fmt.Errorf("reading %s: %w", log, err)
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("%s is at migration %d, newer than this creator knows (%d): use a newer creator",
+			pgx.Identifier{schema, Table}.Sanitize(), version, len(migrations))
+	}
+	if version == 0 {
+		// A table made before the migrations were recorded, or by hand:
+		// adopted when publish can write it, else refused untouched.
+		exists, err := checkTable(ctx, tx, schema)
+		if err != nil {
+			return err
+		}
+		if exists {
+			if _, err := tx.Exec(ctx, `INSERT INTO `+log+` (version) VALUES (1)`); err != nil {
+				return err
+			}
+			version = 1
+		}
+	}
+	for n := version + 1; n <= len(migrations); n++ {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(migrations[n-1], pgx.Identifier{schema, Table}.Sanitize())); err != nil {
+			return fmt.Errorf("migration %d: %w", n, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO `+log+` (version) VALUES ($1)`, n); err != nil {
+			return err
+		}
+	}
+	_, err := checkTable(ctx, tx, schema)
+	return err
+}
+
+// checkTable fails when Table exists with columns or a key that publish
+// cannot write; a table that does not exist yet passes. It says whether
+// the table exists.
+func checkTable(ctx context.Context, tx pgx.Tx, schema string) (bool, error) {
+	rows, err := tx.Query(ctx, `SELECT column_name, data_type FROM information_schema.columns
+		WHERE table_schema = $1 AND table_name = $2`, schema, Table)
+	if err != nil {
+		return false, err
+	}
+	have, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([2]string, error) {
+		var c [2]string
+		return c, r.Scan(&c[0], &c[1])
+	})
+	if err != nil || len(have) == 0 {
+		return false, err
+	}
+	types := map[string]string{}
+	for _, c := range have {
+		types[c[0]] = c[1]
+	}
+	var problems []string
+	for name, want := range columns {
+		switch got, ok := types[name]; {
+		case !ok:
+			problems = append(problems, "no column "+name)
+		case got != want:
+			problems = append(problems, fmt.Sprintf("column %s is %s, not %s", name, got, want))
+		}
+	}
+	var keyed bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_index i
+		WHERE i.indrelid = to_regclass($1) AND i.indisunique AND
+		(SELECT array_agg(a.attname::text ORDER BY a.attname) FROM pg_attribute a
+		 WHERE a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)) = ARRAY['job_id', 'requirement_id'])`,
+		pgx.Identifier{schema, Table}.Sanitize()).Scan(&keyed); err != nil {
+		return true, err
+	}
+	if !keyed {
+		problems = append(problems, "no unique key on (job_id, requirement_id)")
+	}
+	if len(problems) == 0 {
+		return true, nil
+	}
+	slices.Sort(problems)
+	return true, fmt.Errorf("table %s exists with a schema publish cannot write (%s): drop or rename it, or publish to another schema with --schema",
+		pgx.Identifier{schema, Table}.Sanitize(), strings.Join(problems, "; "))
+}

@@ -1,0 +1,222 @@
+// Package publish writes a job's requirements to a PostgreSQL table,
+// requirement_cache, one row per requirement, for tools that read them
+// from a database. It creates and migrates the table itself, with the
+// applied migrations recorded in the database, and replaces a job's rows
+// in one transaction: a reader sees the old rows or the new ones, never a
+// mixture, and a failed publish leaves the database as it was.
+package publish
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"creator/internal/requirement"
+)
+
+// Table is the table the requirements go to.
+const Table = "requirement_cache"
+
+// DefaultSchema is the schema of Table unless another is named.
+const DefaultSchema = "public"
+
+// StatusPending is the status of a row whose content is new or changed:
+// not yet looked at by whoever validates the requirements downstream.
+const StatusPending = "pending"
+
+// Options say what to publish where.
+type Options struct {
+	URL     string // postgres://user:password@host:port/database
+	Schema  string // DefaultSchema when empty
+	JobID   string
+	Records []requirement.Record
+	Now     time.Time
+}
+
+// Result counts what a publish changed.
+type Result struct {
+	Schema                                string
+	Inserted, Updated, Unchanged, Removed int
+}
+
+// Publish writes the records as the job's rows of Table: new requirements
+// are inserted, changed ones updated (and set back to pending), unchanged
+// ones left alone, and rows of requirements the job no longer has deleted;
+// all in one transaction. Errors never contain the password.
+func Publish(ctx context.Context, o Options) (Result, error) {
+	if o.Schema == "" {
+		o.Schema = DefaultSchema
+	}
+	res := Result{Schema: o.Schema}
+	cfg, err := pgx.ParseConfig(o.URL)
+	if err != nil {
+		return res, fmt.Errorf("database URL: %s", hide(err, passwordIn(o.URL)))
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 15 * time.Second
+	}
+	err = publish(ctx, cfg, o, &res)
+	return res, hide(err, cfg.Password)
+}
+
+func publish(ctx context.Context, cfg *pgx.ConnConfig, o Options, res *Result) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("cannot connect to %s: %w", Redact(cfg), connectError(err))
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+	if err := migrate(ctx, tx, o.Schema); err != nil {
+		return err
+	}
+	if err := write(ctx, tx, o, res); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// connectError keeps the server's own message (bad password, no such
+// database) and drops pgx's restatement of the connection settings.
+func connectError(err error) error {
+	var pe *pgconn.PgError
+	var ne *net.OpError
+	switch {
+	case errors.As(err, &pe):
+		return pe
+	case errors.As(err, &ne):
+		return ne
+	}
+	return err
+}
+
+// write upserts the rows of the job, keyed on (job_id, requirement_id),
+// and deletes those of requirements it no longer has.
+func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
+	table := pgx.Identifier{o.Schema, Table}.Sanitize()
+	upsert := `INSERT INTO ` + table + ` AS t (job_id, requirement_id, title, text, type, category, priority,
+		frameworks, confidence, rationale, document, page, quote, citations, record, content_hash, status, published_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, '` + StatusPending + `', $17)
+	ON CONFLICT (job_id, requirement_id) DO UPDATE SET
+		title = EXCLUDED.title, text = EXCLUDED.text, type = EXCLUDED.type, category = EXCLUDED.category,
+		priority = EXCLUDED.priority, frameworks = EXCLUDED.frameworks, confidence = EXCLUDED.confidence,
+		rationale = EXCLUDED.rationale, document = EXCLUDED.document, page = EXCLUDED.page, quote = EXCLUDED.quote,
+		citations = EXCLUDED.citations, record = EXCLUDED.record, content_hash = EXCLUDED.content_hash,
+		status = EXCLUDED.status, published_at = EXCLUDED.published_at
+	WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
+	RETURNING (xmax = 0)`
+	ids := make([]string, 0, len(o.Records))
+	for _, r := range o.Records {
+		row, err := rowOf(r)
+		if err != nil {
+			return err
+		}
+		var inserted bool
+		err = tx.QueryRow(ctx, upsert, append([]any{o.JobID}, append(row, o.Now)...)...).Scan(&inserted)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			res.Unchanged++
+		case err != nil:
+			return fmt.Errorf("writing %s to %s: %w", r.ID, table, err)
+		case inserted:
+			res.Inserted++
+		default:
+			res.Updated++
+		}
+		ids = append(ids, r.ID)
+	}
+	tag, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE job_id = $1 AND NOT (requirement_id = ANY($2))`, o.JobID, ids)
+	if err != nil {
+		return fmt.Errorf("removing withdrawn requirements from %s: %w", table, err)
+	}
+	res.Removed = int(tag.RowsAffected())
+	return nil
+}
+
+// rowOf gives the columns of a record from requirement_id to content_hash.
+func rowOf(r requirement.Record) ([]any, error) {
+	record, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	citations, err := json.Marshal(r.Citations)
+	if err != nil {
+		return nil, err
+	}
+	var document, quote *string
+	var page *int
+	if len(r.Citations) > 0 {
+		c := r.Citations[0]
+		document, quote = &c.Document, &c.Quote
+		if c.Page > 0 {
+			page = &c.Page
+		}
+	}
+	frameworks := r.Frameworks
+	if frameworks == nil {
+		frameworks = []string{}
+	}
+	sum := sha256.Sum256(record)
+	return []any{r.ID, r.Title, r.Text, r.Type, r.Category, r.Priority, frameworks, r.Confidence, r.Rationale,
+		document, page, quote, string(citations), string(record), hex.EncodeToString(sum[:])}, nil
+}
+
+// Redact describes where a connection goes without its password:
+// postgres://user@host:port/database.
+func Redact(cfg *pgx.ConnConfig) string {
+	u := url.URL{Scheme: "postgres", Host: fmt.Sprintf("%s:%d", cfg.Host, cfg.Port), Path: "/" + cfg.Database}
+	if cfg.User != "" {
+		u.User = url.User(cfg.User)
+	}
+	return u.String()
+}
+
+// RedactURL is Redact for a URL as given; a URL that cannot be parsed is
+// not shown at all.
+func RedactURL(s string) string {
+	cfg, err := pgx.ParseConfig(s)
+	if err != nil {
+		return "(the database URL)"
+	}
+	return Redact(cfg)
+}
+
+// passwordIn is the password of a URL, for hiding it in errors.
+func passwordIn(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		p, _ := u.User.Password()
+		return p
+	}
+	if _, after, ok := strings.Cut(s, "password="); ok {
+		return strings.Fields(after + " ")[0]
+	}
+	return ""
+}
+
+// hide replaces the password, as given or URL-escaped, in an error's text.
+func hide(err error, password string) error {
+	if err == nil || password == "" {
+		return err
+	}
+	msg := err.Error()
+	for _, p := range []string{password, url.QueryEscape(password), url.PathEscape(password)} {
+		msg = strings.ReplaceAll(msg, p, "xxxxx")
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
+}

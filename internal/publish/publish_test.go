@@ -1,0 +1,372 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"creator/internal/output"
+	"creator/internal/pgtest"
+	"creator/internal/requirement"
+	"creator/internal/telemetry"
+	"creator/workspace"
+)
+
+var now = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+
+func record(id, text string) requirement.Record {
+	return requirement.Record{ID: id, Title: "Title of " + id, Text: text, Type: "obligation", Category: "compliance",
+		Priority: "high", Frameworks: []string{"GoBD"}, Confidence: 0.9, Rationale: "says shall",
+		Citations: []requirement.Citation{{Document: "policy.pdf", Chunk: "chunk_001", Page: 3, Quote: text}}}
+}
+
+// newJob makes a job whose output holds recs, with the given status.
+func newJob(t *testing.T, status workspace.Status, recs ...requirement.Record) *workspace.Job {
+	t.Helper()
+	doc := filepath.Join(t.TempDir(), "policy.txt")
+	if err := os.WriteFile(doc, []byte("Records shall be kept.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	job, err := workspace.Create(t.TempDir(), workspace.CreateOptions{ID: "gobd", Inputs: []string{doc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { job.Close() })
+	if _, err := job.UpdateInfo(func(i *workspace.Info) { i.Status = status }); err != nil {
+		t.Fatal(err)
+	}
+	setOutput(t, job, recs...)
+	return job
+}
+
+func setOutput(t *testing.T, job *workspace.Job, recs ...requirement.Record) {
+	t.Helper()
+	data, err := output.JSON(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.WriteInternal(output.RequirementsFile, data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type row struct {
+	ID, Text, Status, Hash, Document, Quote string
+	Page                                    *int
+	Frameworks                              []string
+	Published                               time.Time
+}
+
+func rows(t *testing.T, url, schema string) []row {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	q := `SELECT requirement_id, text, status, content_hash, document, quote, page, frameworks, published_at, record
+		FROM ` + pgx.Identifier{schema, Table}.Sanitize() + ` WHERE job_id = 'gobd' ORDER BY requirement_id`
+	r, err := conn.Query(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(r, func(r pgx.CollectableRow) (row, error) {
+		var x row
+		var rec requirement.Record
+		err := r.Scan(&x.ID, &x.Text, &x.Status, &x.Hash, &x.Document, &x.Quote, &x.Page, &x.Frameworks, &x.Published, &rec)
+		if err == nil && rec.ID != x.ID {
+			t.Errorf("record column of %s holds %s", x.ID, rec.ID)
+		}
+		return x, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func events(t *testing.T, job *workspace.Job) []telemetry.Event {
+	t.Helper()
+	f, err := os.Open(filepath.Join(job.Dir, telemetry.File))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ev, err := telemetry.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// TestPostgres runs the tests that need a server on one, each in a
+// database of its own.
+func TestPostgres(t *testing.T) {
+	server := pgtest.Start(t)
+	for name, test := range map[string]func(*testing.T, *pgtest.Server){
+		"PublishJob": tPublishJob, "Refusals": tPublishRefusals, "Schemas": tSchemas,
+		"AllOrNothing": tPublishIsAllOrNothing, "AdoptsACompatibleTable": tAdoptsACompatibleTable,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, server.NewDatabase(t))
+		})
+	}
+}
+
+func tPublishJob(t *testing.T, db *pgtest.Server) {
+	url := db.URL(db.Password)
+	ctx := context.Background()
+	job := newJob(t, workspace.StatusCompleted, record("REQ-001", "Records shall be kept."), record("REQ-002", "Logs shall be signed."))
+
+	res, err := Job(ctx, job, JobOptions{URL: url, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Inserted != 2 || res.Schema != "public" {
+		t.Fatalf("first publish: %+v", res)
+	}
+	first := rows(t, url, "public")
+	if len(first) != 2 || first[0].ID != "REQ-001" || first[0].Status != StatusPending || first[0].Document != "policy.pdf" ||
+		first[0].Page == nil || *first[0].Page != 3 || first[0].Quote != "Records shall be kept." ||
+		strings.Join(first[0].Frameworks, ",") != "GoBD" || !first[0].Published.Equal(now) || len(first[0].Hash) != 64 {
+		t.Fatalf("rows after the first publish: %+v", first)
+	}
+
+	// Twice: the same rows, untouched.
+	res, err = Job(ctx, job, JobOptions{URL: url, Now: now.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unchanged != 2 || res.Inserted+res.Updated+res.Removed != 0 {
+		t.Fatalf("second publish: %+v", res)
+	}
+	if again := rows(t, url, "public"); !equalRows(again, first) {
+		t.Fatalf("publishing twice changed the rows:\n%+v\n%+v", first, again)
+	}
+
+	// A requirement withdrawn, another changed: gone, and updated.
+	setOutput(t, job, record("REQ-001", "Records shall be kept for ten years."))
+	res, err = Job(ctx, job, JobOptions{URL: url, Now: now.Add(2 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Updated != 1 || res.Removed != 1 {
+		t.Fatalf("third publish: %+v", res)
+	}
+	third := rows(t, url, "public")
+	if len(third) != 1 || third[0].Text != "Records shall be kept for ten years." || third[0].Hash == first[0].Hash ||
+		!third[0].Published.Equal(now.Add(2*time.Hour)) {
+		t.Fatalf("rows after the third publish: %+v", third)
+	}
+
+	var published []telemetry.Event
+	for _, e := range events(t, job) {
+		if e.Type == telemetry.TypePublished {
+			published = append(published, e)
+		}
+	}
+	if len(published) != 3 || published[2].Removed != 1 || published[2].Requirements != 1 ||
+		published[0].Database != "postgres://creator@127.0.0.1:"+itoa(db.Port)+"/"+db.Database {
+		t.Fatalf("published events: %+v", published)
+	}
+	assertNoPassword(t, job, db.Password)
+}
+
+func equalRows(a, b []row) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// assertNoPassword fails when a file of the job holds the password.
+func assertNoPassword(t *testing.T, job *workspace.Job, password string) {
+	t.Helper()
+	_ = filepath.Walk(job.Dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			if data, _ := os.ReadFile(p); strings.Contains(string(data), password) {
+				t.Errorf("%s holds the password", p)
+			}
+		}
+		return nil
+	})
+}
+
+func tPublishRefusals(t *testing.T, db *pgtest.Server) {
+	ctx := context.Background()
+	url := db.URL(db.Password)
+
+	running := newJob(t, workspace.StatusStopped, record("REQ-001", "Records shall be kept."))
+	_, err := Job(ctx, running, JobOptions{URL: url, Now: now})
+	if err == nil || !strings.Contains(err.Error(), "not completed") || !strings.Contains(err.Error(), "--partial") {
+		t.Fatalf("an incomplete job: %v", err)
+	}
+	if tableExists(t, url, "public") || len(events(t, running)) != 0 {
+		t.Fatal("a refused publish wrote something")
+	}
+	if res, err := Job(ctx, running, JobOptions{URL: url, Now: now, Partial: true}); err != nil || res.Inserted != 1 {
+		t.Fatalf("--partial: %+v, %v", res, err)
+	}
+	if ev := events(t, running); len(ev) != 1 || !ev[0].Partial {
+		t.Fatalf("events of a partial publish: %+v", ev)
+	}
+
+	job := newJob(t, workspace.StatusCompleted, record("REQ-001", "Records shall be kept."))
+	bad := db.URL("not-the-" + db.Password)
+	_, err = Job(ctx, job, JobOptions{URL: bad, Schema: "bad", Now: now})
+	if err == nil || !strings.Contains(err.Error(), "password authentication failed") || strings.Contains(err.Error(), "not-the-") {
+		t.Fatalf("a bad password: %v", err)
+	}
+	unreachable := strings.Replace(url, itoa(db.Port), "1", 1)
+	_, err = Job(ctx, job, JobOptions{URL: unreachable, Schema: "bad", Now: now})
+	if err == nil || !strings.Contains(err.Error(), "cannot connect to postgres://creator@127.0.0.1:1/"+db.Database+":") ||
+		strings.Contains(err.Error(), db.Password) {
+		t.Fatalf("an unreachable server: %v", err)
+	}
+	if tableExists(t, url, "bad") || len(events(t, job)) != 0 {
+		t.Fatal("a failed publish wrote something")
+	}
+}
+
+func tableExists(t *testing.T, url, schema string) bool {
+	t.Helper()
+	return exists(t, url, pgx.Identifier{schema, Table})
+}
+
+func exists(t *testing.T, url string, table pgx.Identifier) bool {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table.Sanitize()).Scan(&ok); err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+func exec(t *testing.T, url string, sql ...string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range sql {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+func tSchemas(t *testing.T, db *pgtest.Server) {
+	ctx := context.Background()
+	url := db.URL(db.Password)
+	recs := []requirement.Record{record("REQ-001", "Records shall be kept.")}
+
+	// Another schema, created with its table and migrations log.
+	res, err := Publish(ctx, Options{URL: url, Schema: "Reqs Prod", JobID: "gobd", Records: recs, Now: now})
+	if err != nil || res.Inserted != 1 {
+		t.Fatalf("--schema: %+v, %v", res, err)
+	}
+	if got := rows(t, url, "Reqs Prod"); len(got) != 1 || tableExists(t, url, "public") {
+		t.Fatalf("rows in the named schema: %+v", got)
+	}
+
+	// An incompatible table of the same name: refused, left as it was.
+	exec(t, url, `CREATE SCHEMA legacy`, `CREATE TABLE legacy.requirement_cache (job_id text, requirement_id integer, note text)`)
+	_, err = Publish(ctx, Options{URL: url, Schema: "legacy", JobID: "gobd", Records: recs, Now: now})
+	if err == nil || !strings.Contains(err.Error(), `"legacy"."requirement_cache" exists with a schema publish cannot write`) ||
+		!strings.Contains(err.Error(), "column requirement_id is integer, not text") || !strings.Contains(err.Error(), "no column title") {
+		t.Fatalf("an incompatible table: %v", err)
+	}
+	if exists(t, url, pgx.Identifier{"legacy", MigrationsTable}) {
+		t.Fatal("a refused publish recorded a migration")
+	}
+
+	// A database migrated by a newer creator.
+	exec(t, url, `INSERT INTO "Reqs Prod".creator_migrations (version) VALUES (99)`)
+	_, err = Publish(ctx, Options{URL: url, Schema: "Reqs Prod", JobID: "gobd", Records: recs, Now: now})
+	if err == nil || !strings.Contains(err.Error(), "newer than this creator knows") {
+		t.Fatalf("a newer migration: %v", err)
+	}
+}
+
+// A publish that fails half-way leaves the rows as they were, and the rows
+// of other jobs are never touched.
+func tPublishIsAllOrNothing(t *testing.T, db *pgtest.Server) {
+	ctx := context.Background()
+	url := db.URL(db.Password)
+	before := []requirement.Record{record("REQ-001", "Records shall be kept."), record("REQ-002", "Logs shall be signed.")}
+	for _, job := range []string{"gobd", "other"} {
+		if _, err := Publish(ctx, Options{URL: url, JobID: job, Records: before, Now: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := rows(t, url, "public")
+	exec(t, url, `ALTER TABLE requirement_cache ADD CONSTRAINT refused CHECK (text <> 'refused')`)
+	after := []requirement.Record{record("REQ-001", "Records shall be kept longer."), record("REQ-003", "refused")}
+	_, err := Publish(ctx, Options{URL: url, JobID: "gobd", Records: after, Now: now.Add(time.Hour)})
+	if err == nil || !strings.Contains(err.Error(), "writing REQ-003") {
+		t.Fatalf("a publish that fails half-way: %v", err)
+	}
+	if got := rows(t, url, "public"); !equalRows(got, first) {
+		t.Fatalf("a failed publish changed the rows:\n%+v\n%+v", first, got)
+	}
+	res, err := Publish(ctx, Options{URL: url, JobID: "gobd", Records: after[:1], Now: now.Add(time.Hour)})
+	if err != nil || res.Updated != 1 || res.Removed != 1 {
+		t.Fatalf("publish: %+v, %v", res, err)
+	}
+	other, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	var n int
+	if err := other.QueryRow(ctx, `SELECT count(*) FROM requirement_cache WHERE job_id = 'other' AND published_at = $1`, now).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("rows of another job: %d, %v", n, err)
+	}
+}
+
+// A table made by hand with the columns publish writes is adopted.
+func tAdoptsACompatibleTable(t *testing.T, db *pgtest.Server) {
+	ctx := context.Background()
+	url := db.URL(db.Password)
+	exec(t, url, `CREATE SCHEMA made`, fmt.Sprintf(migrations[0], `made.requirement_cache`))
+	res, err := Publish(ctx, Options{URL: url, Schema: "made", JobID: "gobd", Records: []requirement.Record{record("REQ-001", "Records shall be kept.")}, Now: now})
+	if err != nil || res.Inserted != 1 {
+		t.Fatalf("publish into a compatible table: %+v, %v", res, err)
+	}
+	var version int
+	if err := pgxQueryRow(t, url, `SELECT max(version) FROM made.creator_migrations`, &version); err != nil || version != len(migrations) {
+		t.Fatalf("migrations recorded: %d, %v", version, err)
+	}
+}
+
+func pgxQueryRow(t *testing.T, url, q string, dest ...any) error {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	return conn.QueryRow(ctx, q).Scan(dest...)
+}
