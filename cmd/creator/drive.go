@@ -192,7 +192,7 @@ func (o *runOptions) conclude(job *workspace.Job, out jobrun.Outcome, priced boo
 	switch {
 	case out.Status == workspace.StatusCompleted:
 		if !o.quiet {
-			fmt.Fprintf(o.streams.ErrOut, "creator: job '%s' completed in %s (%s)\n", job.ID, humanize.Plural(t.Steps, "step"), spent(t, priced))
+			fmt.Fprintf(o.streams.ErrOut, "creator: job '%s' completed in %s (%s)\n", job.ID, humanize.Plural(t.Steps, "step"), humanize.Spent(t.Tokens(), t.CostUSD, priced))
 		}
 	case out.PartialErr != nil && !o.quiet:
 		fmt.Fprintf(o.streams.ErrOut, "creator: no partial output yet: %v\n", firstLine(out.PartialErr.Error()))
@@ -211,16 +211,9 @@ func (o *runOptions) conclude(job *workspace.Job, out jobrun.Outcome, priced boo
 	return &exitError{code: out.Exit, err: fmt.Errorf("job '%s' stopped before completion: %s; continue with: %s", job.ID, out.Agent.Reason, out.Resume)}
 }
 
-// pricing is the price of the job's model and whether it is known: from
-// --price-in/--price-out, nothing for the built-in model, else the table.
+// pricing is the price of the job's model and whether it is known.
 func (o *runOptions) pricing(m modelChoice) (cost.Price, bool) {
-	switch {
-	case o.priceIn > 0 || o.priceOut > 0:
-		return cost.Price{In: o.priceIn, Out: o.priceOut}, true
-	case m.builtin():
-		return cost.Price{}, true
-	}
-	return cost.Lookup(m.name)
+	return cost.For(m.name, o.priceIn, o.priceOut, m.builtin())
 }
 
 // checkBudget refuses --max-cost for a model whose price is unknown.
@@ -230,15 +223,6 @@ func (o *runOptions) checkBudget(m modelChoice) error {
 			m.name, strings.Join(cost.Models(), ", "))
 	}
 	return nil
-}
-
-// spent says what a run used: tokens, and the cost when it is known.
-func spent(t agent.Totals, priced bool) string {
-	s := humanize.Int(t.Tokens()) + " tokens"
-	if priced && t.CostUSD > 0 {
-		s += ", " + humanize.Dollars(t.CostUSD)
-	}
-	return s
 }
 
 func firstLine(s string) string {

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -81,16 +80,5 @@ func runEval(o *evalOptions) error {
 	if o.json {
 		return writeJSON(o.streams.Out, res)
 	}
-	tw := tabwriter.NewWriter(o.streams.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "Gold list\t%s: %d items\n", filepath.Base(o.gold), res.Gold)
-	fmt.Fprintf(tw, "Requirements\tjob %s: %d\n", j.ID, res.Requirements)
-	fmt.Fprintf(tw, "Recall\t%.3f  (%d of %d gold items found)\n", res.Recall, res.MatchedGold, res.Gold)
-	fmt.Fprintf(tw, "Precision\t%.3f  (%d of %d requirements match a gold item)\n", res.Precision, res.MatchedRequirements, res.Requirements)
-	fmt.Fprintf(tw, "F1\t%.3f\n", res.F1)
-	for _, l := range res.Levels() {
-		lv := res.ByLevel[l]
-		fmt.Fprintf(tw, "Recall %s\t%.3f  (%d of %d)\n", l, lv.Recall, lv.Matched, lv.Gold)
-	}
-	fmt.Fprintf(tw, "Matching\tquotes sharing at least %.0f%% of their words\n", 100*res.Threshold)
-	return tw.Flush()
+	return evaluate.WriteText(o.streams.Out, res, filepath.Base(o.gold), j.ID)
 }

@@ -79,3 +79,16 @@ func Models() []string {
 	sort.Strings(names)
 	return names
 }
+
+// For is the price of a model and whether it is known: the given prices
+// per million tokens when either is set, nothing for a model that runs
+// here (free), else the table's.
+func For(model string, in, out float64, free bool) (Price, bool) {
+	switch {
+	case in > 0 || out > 0:
+		return Price{In: in, Out: out}, true
+	case free:
+		return Price{}, true
+	}
+	return Lookup(model)
+}

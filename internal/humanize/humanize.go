@@ -109,3 +109,13 @@ func Dollars(v float64) string {
 	}
 	return fmt.Sprintf("$%.2f", v)
 }
+
+// Spent says what a run used: tokens, and the cost when it is known and
+// not nothing: "12,345 tokens, $0.042".
+func Spent(tokens int64, costUSD float64, priced bool) string {
+	s := Int(tokens) + " tokens"
+	if priced && costUSD > 0 {
+		s += ", " + Dollars(costUSD)
+	}
+	return s
+}
