@@ -64,14 +64,21 @@ type row struct {
 	Published                               time.Time
 }
 
-func rows(t *testing.T, url, schema string) []row {
+// connect opens a connection to the test server, closed when the test ends.
+func connect(t *testing.T, url string) (context.Context, *pgx.Conn) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
+	t.Cleanup(func() { conn.Close(ctx) })
+	return ctx, conn
+}
+
+func rows(t *testing.T, url, schema string) []row {
+	t.Helper()
+	ctx, conn := connect(t, url)
 	q := `SELECT requirement_id, text, status, content_hash, document, quote, page, frameworks, published_at, record
 		FROM ` + pgx.Identifier{schema, Table}.Sanitize() + ` WHERE job_id = 'gobd' ORDER BY requirement_id`
 	r, err := conn.Query(ctx, q)
@@ -248,12 +255,7 @@ func tableExists(t *testing.T, url, schema string) bool {
 
 func exists(t *testing.T, url string, table pgx.Identifier) bool {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	ctx, conn := connect(t, url)
 	var ok bool
 	if err := conn.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table.Sanitize()).Scan(&ok); err != nil {
 		t.Fatal(err)
@@ -263,12 +265,7 @@ func exists(t *testing.T, url string, table pgx.Identifier) bool {
 
 func exec(t *testing.T, url string, sql ...string) {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	ctx, conn := connect(t, url)
 	for _, q := range sql {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -334,11 +331,7 @@ func tPublishIsAllOrNothing(t *testing.T, db *pgtest.Server) {
 	if err != nil || res.Updated != 1 || res.Removed != 1 {
 		t.Fatalf("publish: %+v, %v", res, err)
 	}
-	other, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close(ctx)
+	_, other := connect(t, url)
 	var n int
 	if err := other.QueryRow(ctx, `SELECT count(*) FROM requirement_cache WHERE job_id = 'other' AND published_at = $1`, now).Scan(&n); err != nil || n != 2 {
 		t.Fatalf("rows of another job: %d, %v", n, err)
@@ -362,11 +355,6 @@ func tAdoptsACompatibleTable(t *testing.T, db *pgtest.Server) {
 
 func pgxQueryRow(t *testing.T, url, q string, dest ...any) error {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	ctx, conn := connect(t, url)
 	return conn.QueryRow(ctx, q).Scan(dest...)
 }
