@@ -1,0 +1,24 @@
+package evaluate
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// WriteText writes a result as `creator eval` shows it: the figures, one
+// per line, with what they count.
+func WriteText(w io.Writer, res Result, goldName, jobID string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "Gold list\t%s: %d items\n", goldName, res.Gold)
+	fmt.Fprintf(tw, "Requirements\tjob %s: %d\n", jobID, res.Requirements)
+	fmt.Fprintf(tw, "Recall\t%.3f  (%d of %d gold items found)\n", res.Recall, res.MatchedGold, res.Gold)
+	fmt.Fprintf(tw, "Precision\t%.3f  (%d of %d requirements match a gold item)\n", res.Precision, res.MatchedRequirements, res.Requirements)
+	fmt.Fprintf(tw, "F1\t%.3f\n", res.F1)
+	for _, l := range res.Levels() {
+		lv := res.ByLevel[l]
+		fmt.Fprintf(tw, "Recall %s\t%.3f  (%d of %d)\n", l, lv.Recall, lv.Matched, lv.Gold)
+	}
+	fmt.Fprintf(tw, "Matching\tquotes sharing at least %.0f%% of their words\n", 100*res.Threshold)
+	return tw.Flush()
+}
