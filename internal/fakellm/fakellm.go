@@ -62,6 +62,10 @@ type Server struct {
 	requests   []Request
 	violations []string
 	hooks      []func(Request)
+	// embedStatus fails /v1/embeddings with this status; embedded counts
+	// the texts embedded.
+	embedStatus int
+	embedded    int
 }
 
 // New starts a server; URL() gives its base URL for clients.
@@ -97,6 +101,10 @@ func (s *Server) OnRequest(f func(Request)) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, "/embeddings") && r.Method == http.MethodPost {
+		s.serveEmbeddings(w, r)
+		return
+	}
 	if !strings.HasSuffix(r.URL.Path, "/chat/completions") || r.Method != http.MethodPost {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return

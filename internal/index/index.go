@@ -7,6 +7,7 @@
 package index
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -47,6 +48,9 @@ type fileRecord struct {
 	size     int64
 	mtime    int64 // nanoseconds
 	passages int
+	// hashes are the content hashes of the passages, which key their
+	// vectors.
+	hashes []string
 }
 
 // SyncStats says what Open did to bring the index up to date.
@@ -72,6 +76,13 @@ type Index struct {
 	// the next search.
 	dirty map[string]bool
 	stats SyncStats
+
+	// emb embeds passages for semantic search; nil: keyword search only.
+	emb Embedder
+	vec *vectorStore
+	// unembedded holds files with passages that have no vector yet; they
+	// are embedded before the next semantic search.
+	unembedded map[string]bool
 }
 
 // Options tune how an index is kept on disk. The zero value suits a job.
@@ -81,6 +92,9 @@ type Options struct {
 	// closing does not wait for it: for an index closed soon after it is
 	// written, as in tests.
 	PersistAtOnce bool
+	// Embedder, when set, embeds every passage for semantic and hybrid
+	// search; its vectors are kept with the index.
+	Embedder Embedder
 }
 
 // Open opens the index of the job folder jobDir (reading the files through
@@ -92,7 +106,7 @@ func Open(jobDir string, fsys fs.FS) (*Index, error) {
 
 // OpenWith is Open with options.
 func OpenWith(jobDir string, fsys fs.FS, opts Options) (*Index, error) {
-	x := &Index{fsys: fsys, dir: filepath.Join(jobDir, filepath.FromSlash(Dir)), files: map[string]fileRecord{}, dirty: map[string]bool{}}
+	x := &Index{fsys: fsys, dir: filepath.Join(jobDir, filepath.FromSlash(Dir)), files: map[string]fileRecord{}, dirty: map[string]bool{}, unembedded: map[string]bool{}, emb: opts.Embedder}
 	reason := ""
 	bi, err := openExisting(x.dir, opts)
 	switch {
@@ -130,6 +144,9 @@ func OpenWith(jobDir string, fsys fs.FS, opts Options) (*Index, error) {
 	}
 	stats.Rebuilt, stats.Reason = reason != "", reason
 	x.stats = stats
+	if x.emb != nil {
+		x.loadVectors()
+	}
 	return x, nil
 }
 
@@ -231,6 +248,11 @@ func (x *Index) Close() error {
 	err := flush(x.bi)
 	if cerr := x.bi.Close(); err == nil {
 		err = cerr
+	}
+	if x.vec != nil {
+		if cerr := x.vec.close(); err == nil {
+			err = cerr
+		}
 	}
 	x.bi = nil
 	return err
@@ -339,10 +361,12 @@ func (x *Index) addFile(b *bleve.Batch, rel string) error {
 		return nil
 	}
 	ps := passages(text)
+	hashes := make([]string, len(ps))
 	for i, p := range ps {
 		if err := b.Index(passageID(rel, i), map[string]any{fieldPath: rel, "text": p.text}); err != nil {
 			return err
 		}
+		hashes[i] = contentHash(p.text)
 	}
 	old, known := x.files[rel]
 	if !known {
@@ -361,9 +385,12 @@ func (x *Index) addFile(b *bleve.Batch, rel string) error {
 	for i := len(ps); i < old.passages; i++ {
 		b.Delete(passageID(rel, i))
 	}
-	rec := fileRecord{size: fi.Size(), mtime: fi.ModTime().UnixNano(), passages: len(ps)}
+	rec := fileRecord{size: fi.Size(), mtime: fi.ModTime().UnixNano(), passages: len(ps), hashes: hashes}
 	b.SetInternal(recordKey(rel), rec.encode())
 	x.files[rel] = rec
+	if x.vec != nil && !x.embedded(rel) {
+		x.unembedded[rel] = true
+	}
 	return nil
 }
 
@@ -377,6 +404,7 @@ func (x *Index) deleteFile(b *bleve.Batch, rel string) {
 	}
 	b.DeleteInternal(recordKey(rel))
 	delete(x.files, rel)
+	delete(x.unembedded, rel)
 }
 
 func passageID(rel string, i int) string { return "p" + strconv.Itoa(i) + ":" + rel }
@@ -387,13 +415,35 @@ func passageID(rel string, i int) string { return "p" + strconv.Itoa(i) + ":" + 
 func recordKey(rel string) []byte { return []byte("f:" + rel) }
 
 func (r fileRecord) encode() []byte {
-	return []byte(fmt.Sprintf("%d %d %d", r.size, r.mtime, r.passages))
+	s := fmt.Sprintf("%d %d %d", r.size, r.mtime, r.passages)
+	if len(r.hashes) > 0 {
+		s += " " + hex.EncodeToString([]byte(strings.Join(r.hashes, "")))
+	}
+	return []byte(s)
 }
 
+// decodeRecord reads a record; one written before passages had hashes
+// has none.
 func decodeRecord(data []byte) (fileRecord, bool) {
 	var r fileRecord
-	_, err := fmt.Sscanf(string(data), "%d %d %d", &r.size, &r.mtime, &r.passages)
-	return r, err == nil
+	fields := strings.Fields(string(data))
+	if len(fields) != 3 && len(fields) != 4 {
+		return r, false
+	}
+	_, err := fmt.Sscanf(strings.Join(fields[:3], " "), "%d %d %d", &r.size, &r.mtime, &r.passages)
+	if err != nil {
+		return r, false
+	}
+	if len(fields) == 4 {
+		raw, err := hex.DecodeString(fields[3])
+		if err != nil || len(raw) != r.passages*hashBytes {
+			return r, false
+		}
+		for i := range r.passages {
+			r.hashes = append(r.hashes, string(raw[i*hashBytes:(i+1)*hashBytes]))
+		}
+	}
+	return r, true
 }
 
 // passageIDs finds every passage of a file in the index.

@@ -34,7 +34,18 @@ type Query struct {
 	Prefix, File string
 	Limit        int // default DefaultLimit, at most MaxLimit
 	Regex        bool
+	// Mode is how ranked words are matched: ModeKeyword, ModeSemantic or
+	// ModeHybrid; empty is hybrid when the index has an embedder, else
+	// keyword.
+	Mode string
 }
+
+// Search modes.
+const (
+	ModeKeyword  = "keyword"  // BM25 over the words
+	ModeSemantic = "semantic" // nearest passages in meaning
+	ModeHybrid   = "hybrid"   // both, fused by reciprocal rank
+)
 
 // Hit is one place that matches.
 type Hit struct {
@@ -51,6 +62,10 @@ type Result struct {
 	// regular expression (up to a cap; Capped says it was reached).
 	Total  int
 	Capped bool
+	// Mode is the mode that ranked the hits; Note says why it is not the
+	// one asked for.
+	Mode string
+	Note string
 }
 
 // ErrEmptyQuery means there is nothing to search for.
@@ -68,7 +83,25 @@ func (x *Index) Search(q Query) (Result, error) {
 	if q.Regex {
 		return Scan(x.fsys, q)
 	}
-	return x.ranked(q)
+	switch q.Mode {
+	case "":
+		q.Mode = ModeKeyword
+		if x.emb != nil {
+			q.Mode = ModeHybrid
+		}
+	case ModeKeyword, ModeSemantic, ModeHybrid:
+	default:
+		return Result{}, fmt.Errorf("unknown search mode %q: use keyword, semantic or hybrid", q.Mode)
+	}
+	if q.Mode == ModeKeyword {
+		return x.ranked(q)
+	}
+	if x.emb == nil {
+		res, err := x.ranked(q)
+		res.Note = q.Mode + " search needs an embedding model (--embed-model), which this job has not; these are keyword hits"
+		return res, err
+	}
+	return x.semantic(q)
 }
 
 // terms is what a query looks for, as each analyser sees it.
@@ -89,21 +122,29 @@ func (x *Index) ranked(q Query) (Result, error) {
 	if len(want.en) == 0 {
 		return Result{}, fmt.Errorf("the query %q has no words to search for (punctuation alone is not searchable); use regex: true to look for symbols", q.Text)
 	}
-	root := rankedQuery(q, phrases, words)
-
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	found, total, err := x.bm25(q, phrases, words, q.Limit)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Total: total, Hits: x.hits(found, want), Mode: ModeKeyword}, nil
+}
+
+// bm25 runs the keyword query for the best size passages; the caller
+// holds the lock.
+func (x *Index) bm25(q Query, phrases []string, words string, size int) (search.DocumentMatchCollection, int, error) {
 	if x.bi == nil {
-		return Result{}, errors.New("the search index is closed")
+		return nil, 0, errors.New("the search index is closed")
 	}
 	x.refreshDirty()
-	req := bleve.NewSearchRequestOptions(root, q.Limit, 0, false)
+	req := bleve.NewSearchRequestOptions(rankedQuery(q, phrases, words), size, 0, false)
 	req.SortBy([]string{"-_score", "_id"}) // ties in a stable order
 	res, err := x.bi.Search(req)
 	if err != nil {
-		return Result{}, fmt.Errorf("the search failed: %w", err)
+		return nil, 0, fmt.Errorf("the search failed: %w", err)
 	}
-	return Result{Total: int(res.Total), Hits: x.hits(res.Hits, want)}, nil
+	return res.Hits, int(res.Total), nil
 }
 
 // splitQuery separates the quoted phrases of a query from its loose words.

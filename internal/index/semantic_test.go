@@ -1,0 +1,157 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// bagEmbedder embeds a text as its hashed bag of words, so that texts
+// sharing words are near; it counts the texts and can fail.
+type bagEmbedder struct {
+	model string
+	mu    sync.Mutex
+	texts int
+	fail  error
+}
+
+func (e *bagEmbedder) EmbeddingModel() string { return e.model }
+
+func (e *bagEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fail != nil {
+		return nil, e.fail
+	}
+	e.texts += len(texts)
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 32)
+		for _, w := range strings.Fields(strings.ToLower(t)) {
+			h := fnv.New32a()
+			h.Write([]byte(strings.Trim(w, ".,")))
+			v[h.Sum32()%32]++
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (e *bagEmbedder) count() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.texts
+}
+
+func openEmbedded(t *testing.T, dir string, e Embedder) *Index {
+	t.Helper()
+	x, err := OpenWith(dir, os.DirFS(dir), Options{PersistAtOnce: true, Embedder: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x
+}
+
+func semanticFolder(t *testing.T) string {
+	dir := t.TempDir()
+	write(t, dir, "chunks/a.md", "The operator encrypts every nightly backup.\n")
+	write(t, dir, "chunks/b.md", "Audit records are kept for ten years.\n")
+	write(t, dir, "notes/c.md", "Backup media are stored off site.\n")
+	return dir
+}
+
+func TestSemanticModes(t *testing.T) {
+	t.Parallel()
+	e := &bagEmbedder{model: "bag"}
+	x := openEmbedded(t, semanticFolder(t), e)
+	for _, mode := range []string{"", ModeSemantic, ModeHybrid, ModeKeyword} {
+		res, err := x.Search(Query{Text: "encrypts nightly backup", Mode: mode})
+		if err != nil {
+			t.Fatalf("%q: %v", mode, err)
+		}
+		want := mode
+		if mode == "" {
+			want = ModeHybrid
+		}
+		if res.Mode != want || res.Note != "" || len(res.Hits) == 0 || res.Hits[0].Path != "chunks/a.md" {
+			t.Errorf("%q: mode %q, note %q, hits %+v", mode, res.Mode, res.Note, res.Hits)
+		}
+	}
+	res, err := x.Search(Query{Text: "backup", Mode: ModeSemantic, Prefix: "notes/"})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].Path != "notes/c.md" {
+		t.Errorf("within notes/: %+v, %v", res, err)
+	}
+	if _, err := x.Search(Query{Text: "backup", Mode: "fuzzy"}); err == nil {
+		t.Error("an unknown mode is accepted")
+	}
+}
+
+func TestSemanticVectorsAreKept(t *testing.T) {
+	t.Parallel()
+	dir := semanticFolder(t)
+	e := &bagEmbedder{model: "bag"}
+	x := openEmbedded(t, dir, e)
+	if _, err := x.Search(Query{Text: "backup"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.count(); got != 4 { // three passages and the query
+		t.Errorf("embedded %d texts, want 4", got)
+	}
+	write(t, dir, "chunks/d.md", "The operator encrypts every nightly backup.\n") // same text as a.md
+	x.FileChanged("chunks/d.md")
+	write(t, dir, "chunks/b.md", "Audit records are kept for twelve years.\n")
+	x.FileChanged("chunks/b.md")
+	if _, err := x.Search(Query{Text: "backup"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.count(); got != 6 { // b.md's new text and the query
+		t.Errorf("embedded %d texts, want 6", got)
+	}
+	x.Close()
+
+	x = openEmbedded(t, dir, e)
+	res, err := x.Search(Query{Text: "twelve years", Mode: ModeSemantic})
+	if err != nil || len(res.Hits) == 0 || res.Hits[0].Path != "chunks/b.md" {
+		t.Fatalf("after reopening: %+v, %v", res, err)
+	}
+	if got := e.count(); got != 7 { // the query alone
+		t.Errorf("embedded %d texts after reopening, want 7", got)
+	}
+	x.Close()
+
+	other := &bagEmbedder{model: "other"}
+	x = openEmbedded(t, dir, other)
+	if _, err := x.Search(Query{Text: "backup"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := other.count(); got != 4 { // a.md and d.md share a text
+		t.Errorf("another model embedded %d texts, want 4", got)
+	}
+}
+
+func TestSemanticFallsBackToKeywords(t *testing.T) {
+	t.Parallel()
+	e := &bagEmbedder{model: "bag", fail: errors.New("connection refused")}
+	x := openEmbedded(t, semanticFolder(t), e)
+	res, err := x.Search(Query{Text: "backup", Mode: ModeSemantic})
+	if err != nil || res.Mode != ModeKeyword || !strings.Contains(res.Note, "connection refused") || len(res.Hits) != 2 {
+		t.Fatalf("failing server: %+v, %v", res, err)
+	}
+	e.mu.Lock()
+	e.fail = nil
+	e.mu.Unlock()
+	if res, err := x.Search(Query{Text: "backup"}); err != nil || res.Mode != ModeHybrid || res.Note != "" {
+		t.Errorf("server back: %+v, %v", res, err)
+	}
+
+	plain := open(t, semanticFolder(t))
+	res, err = plain.Search(Query{Text: "backup", Mode: ModeSemantic})
+	if err != nil || res.Mode != ModeKeyword || !strings.Contains(res.Note, "needs an embedding model") || len(res.Hits) != 2 {
+		t.Errorf("without an embedder: %+v, %v", res, err)
+	}
+}
