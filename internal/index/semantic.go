@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"fmt"
 	"slices"
@@ -69,21 +70,68 @@ func (x *Index) queryVector(ctx context.Context, text string) ([]float32, error)
 }
 
 // nearest returns the size passages most similar to the vector within the
-// query's file or folder, by cosine; the caller holds the lock.
+// query's file or folder, by cosine; the caller holds the lock. A bounded
+// heap keeps the best, so that only they cost an id.
 func (x *Index) nearest(qv []float32, q Query, size int) search.DocumentMatchCollection {
-	var out search.DocumentMatchCollection
+	best := make(nearHeap, 0, size+1)
 	for rel, rec := range x.files {
 		if (q.File != "" && rel != q.File) || (q.File == "" && !strings.HasPrefix(rel, q.Prefix)) {
 			continue
 		}
 		for i, h := range rec.hashes {
-			if v, ok := x.vec.byKey[h]; ok && len(v) == len(qv) {
-				out = append(out, &search.DocumentMatch{ID: passageID(rel, i), Score: float64(dot(qv, v))})
+			v, ok := x.vec.byKey[h]
+			if !ok || len(v) != len(qv) {
+				continue
+			}
+			c := near{score: dot(qv, v), rel: rel, i: i}
+			if len(best) == size && !best[0].less(c) {
+				continue
+			}
+			heap.Push(&best, c)
+			if len(best) > size {
+				heap.Pop(&best)
 			}
 		}
 	}
+	out := make(search.DocumentMatchCollection, 0, len(best))
+	for _, c := range best {
+		out = append(out, &search.DocumentMatch{ID: passageID(c.rel, c.i), Score: float64(c.score)})
+	}
 	slices.SortFunc(out, byScore)
-	return out[:min(len(out), size)]
+	return out
+}
+
+// near is a passage and its similarity to the query.
+type near struct {
+	score float32
+	rel   string
+	i     int
+}
+
+// less orders passages from the least to the most similar; ties go to the
+// earlier path and passage.
+func (a near) less(b near) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	if a.rel != b.rel {
+		return a.rel > b.rel
+	}
+	return a.i > b.i
+}
+
+// nearHeap is a min-heap of the most similar passages found so far.
+type nearHeap []near
+
+func (h nearHeap) Len() int           { return len(h) }
+func (h nearHeap) Less(i, j int) bool { return h[i].less(h[j]) }
+func (h nearHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *nearHeap) Push(v any)        { *h = append(*h, v.(near)) }
+func (h *nearHeap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
 }
 
 func byScore(a, b *search.DocumentMatch) int {
