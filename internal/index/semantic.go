@@ -70,7 +70,8 @@ func (x *Index) queryVector(ctx context.Context, text string) ([]float32, error)
 }
 
 // nearest returns the size passages most similar to the vector within the
-// query's file or folder, by cosine; the caller holds the lock. A bounded
+// query's file or folder, by cosine, leaving out those with nothing in
+// common; the caller holds the lock. A bounded
 // heap keeps the best, so that only they cost an id.
 func (x *Index) nearest(qv []float32, q Query, size int) search.DocumentMatchCollection {
 	best := make(nearHeap, 0, size+1)
@@ -84,7 +85,7 @@ func (x *Index) nearest(qv []float32, q Query, size int) search.DocumentMatchCol
 				continue
 			}
 			c := near{score: dot(qv, v), rel: rel, i: i}
-			if len(best) == size && !best[0].less(c) {
+			if c.score <= 0 || (len(best) == size && !best[0].less(c)) {
 				continue
 			}
 			heap.Push(&best, c)
