@@ -68,6 +68,10 @@ type Settings struct {
 	// MinCoverage is the share of chunks that must be covered before the
 	// job can complete (0: all of them).
 	MinCoverage float64 `json:"min_coverage,omitempty"`
+	// EmbedModel and EmbedBaseURL are the embedding model of semantic
+	// search and its server (empty: the model server).
+	EmbedModel   string `json:"embed_model,omitempty"`
+	EmbedBaseURL string `json:"embed_base_url,omitempty"`
 }
 
 // Usage counts what the job has consumed so far.

@@ -29,6 +29,10 @@ func (o *runOptions) settings(baseURL string) workspace.Settings {
 	if baseURL != "" {
 		s.BaseURL = llm.SafeURL(baseURL)
 	}
+	s.EmbedModel = o.embedModel
+	if o.embedBaseURL != "" {
+		s.EmbedBaseURL = llm.SafeURL(o.embedBaseURL)
+	}
 	return s
 }
 
@@ -136,6 +140,13 @@ func (o *runOptions) inherit(s workspace.Settings) {
 	if !o.changed("min-coverage") && s.MinCoverage > 0 {
 		o.minCoverage = s.MinCoverage
 	}
+	setString := func(name string, dst *string, v string) {
+		if !o.changed(name) && *dst == "" {
+			*dst = v
+		}
+	}
+	setString("embed-model", &o.embedModel, s.EmbedModel)
+	setString("embed-base-url", &o.embedBaseURL, s.EmbedBaseURL)
 }
 
 // checkContextFlags rejects context figures that cannot work, before a job
@@ -158,6 +169,9 @@ func (o *runOptions) checkContextFlags() error {
 	if _, err := tokens.New(o.tokenizer); err != nil {
 		return usageErrorf("--tokenizer: %v", err)
 	}
+	if o.embedBaseURL != "" && !httpURL(o.embedBaseURL) {
+		return usageErrorf("--embed-base-url %q is not an http(s) URL such as http://localhost:8080/v1", llm.SafeURL(o.embedBaseURL))
+	}
 	return nil
 }
 
@@ -177,7 +191,7 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 		Limits:    agent.Limits{MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, MaxCost: o.maxCost},
 		Context:   compaction.Config{ContextWindow: o.contextWindow, SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults},
 		Tokenizer: o.tokenizer, MinCoverage: o.minCoverage, Settings: o.settings(m.baseURL), Transcript: recs,
-		Reporter: display, Now: o.now,
+		Embedder: o.embedder(m), Reporter: display, Now: o.now,
 	})
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"creator/internal/index"
 	"creator/internal/llm"
 	"creator/internal/offlinemodel"
 )
@@ -41,8 +42,7 @@ func (o *runOptions) chooseModel(recordedModel, recordedURL string) (modelChoice
 		return m, usageErrorf("no server for model %s: give --base-url (or CREATOR_BASE_URL), or set OPENAI_API_KEY to use api.openai.com", m.name)
 	}
 	if m.baseURL != "" {
-		u, err := url.Parse(m.baseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if !httpURL(m.baseURL) {
 			return m, usageErrorf("--base-url %q is not an http(s) URL such as http://localhost:8080/v1", llm.SafeURL(m.baseURL))
 		}
 	}
@@ -55,6 +55,20 @@ func (m modelChoice) client(timeout, baseDelay time.Duration) llm.Model {
 		return offlinemodel.New()
 	}
 	return llm.NewClient(llm.ClientConfig{BaseURL: m.baseURL, APIKey: m.apiKey, Model: m.name, SendReasoning: true, BaseDelay: baseDelay, Timeout: timeout})
+}
+
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// embedder is the embedding model of semantic search, served by the model
+// server unless --embed-base-url names another; nil when none is given.
+func (o *runOptions) embedder(m modelChoice) index.Embedder {
+	if o.embedModel == "" {
+		return nil
+	}
+	return llm.NewEmbedClient(llm.EmbedConfig{BaseURL: first(o.embedBaseURL, m.baseURL), APIKey: m.apiKey, Model: o.embedModel})
 }
 
 func first(values ...string) string {

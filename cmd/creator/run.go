@@ -37,6 +37,8 @@ type runOptions struct {
 	model           string
 	baseURL         string
 	apiKey          string
+	embedModel      string
+	embedBaseURL    string
 	quiet, verbose  bool
 	// changed reports whether a flag was given on the command line.
 	changed func(name string) bool
@@ -58,6 +60,8 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.StringVar(&o.model, "model", "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")
 	f.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible server URL (env CREATOR_BASE_URL or OPENAI_BASE_URL)")
 	f.StringVar(&o.apiKey, "api-key", "", "API key (env OPENAI_API_KEY); never written to the job")
+	f.StringVar(&o.embedModel, "embed-model", o.envString("CREATOR_EMBED_MODEL", ""), "embedding model for semantic search_files (env CREATOR_EMBED_MODEL); none: keyword search only")
+	f.StringVar(&o.embedBaseURL, "embed-base-url", o.envString("CREATOR_EMBED_BASE_URL", ""), "OpenAI-compatible /v1/embeddings server (env CREATOR_EMBED_BASE_URL); default: the model server")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print the model's reasoning and each tool call")
 }

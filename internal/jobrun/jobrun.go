@@ -55,6 +55,9 @@ type Config struct {
 	Settings workspace.Settings
 	// Transcript is the conversation to resume from; nil starts the job.
 	Transcript []transcript.Record
+	// Embedder embeds the job's passages for semantic search; nil leaves
+	// search to keywords.
+	Embedder index.Embedder
 	// Reporter shows the run to a person; nil shows nothing.
 	Reporter Reporter
 	// Now is the clock; nil is time.Now.
@@ -189,7 +192,7 @@ func (r *run) planChanged(e planner.Event) {
 // files and kept so by the job's change watcher. Without it, search_files
 // still scans with regular expressions.
 func (r *run) openIndex() (tools.Searcher, func()) {
-	idx, err := index.Open(r.job.Dir, r.job.FS())
+	idx, err := index.OpenWith(r.job.Dir, r.job.FS(), index.Options{Embedder: r.cfg.Embedder})
 	if err != nil {
 		r.report.IndexOpened(index.SyncStats{}, err)
 		return index.ScanOnly{FS: r.job.FS(), Reason: err}, func() {}
