@@ -155,3 +155,22 @@ func TestSemanticFallsBackToKeywords(t *testing.T) {
 		t.Errorf("without an embedder: %+v, %v", res, err)
 	}
 }
+
+func TestSemanticUpgradesRecordsWithoutHashes(t *testing.T) {
+	t.Parallel()
+	dir := semanticFolder(t)
+	x := open(t, dir)
+	x.mu.Lock()
+	for rel, rec := range x.files {
+		rec.hashes = nil
+		x.bi.SetInternal(recordKey(rel), rec.encode()) // as an older release wrote it
+	}
+	x.mu.Unlock()
+	x.Close()
+
+	x = openEmbedded(t, dir, &bagEmbedder{model: "bag"})
+	res, err := x.Search(Query{Text: "ten years", Mode: ModeSemantic})
+	if err != nil || len(res.Hits) == 0 || res.Hits[0].Path != "chunks/b.md" {
+		t.Errorf("records without hashes: %+v, %v", res, err)
+	}
+}

@@ -184,6 +184,12 @@ func dot(a, b []float32) float32 {
 // the lock is let go meanwhile.
 func (x *Index) embedPending(ctx context.Context) error {
 	x.mu.Lock()
+	if x.bi == nil {
+		x.mu.Unlock()
+		return errors.New("the search index is closed")
+	}
+	// Files indexed again get the passage hashes their vectors are found by.
+	x.refreshDirty()
 	var keys, texts []string
 	seen := map[string]bool{}
 	for rel := range x.unembedded {
