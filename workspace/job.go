@@ -68,6 +68,8 @@ type Settings struct {
 	// MinCoverage is the share of chunks that must be covered before the
 	// job can complete (0: all of them).
 	MinCoverage float64 `json:"min_coverage,omitempty"`
+	// AllTools sends every tool definition with every request.
+	AllTools bool `json:"all_tools,omitempty"`
 }
 
 // Usage counts what the job has consumed so far.
