@@ -132,6 +132,11 @@ type Manager struct {
 	journal agent.Journal
 	brief   func() Brief
 	fixed   int // tokens of the system prompt and the tool definitions
+	system  int // tokens of the system prompt alone
+	// tools, when set, gives the definitions each request sends; they are
+	// counted then instead of those given to New.
+	tools    func() []llm.ToolDef
+	defCache map[string]int
 
 	mu    sync.Mutex
 	cache map[[32]byte]int
@@ -147,11 +152,43 @@ type Manager struct {
 func New(cfg Config, model llm.Model, count Counter, files Files, journal agent.Journal, brief func() Brief, system string, tools []llm.ToolDef) *Manager {
 	m := &Manager{cfg: cfg.Resolved(), model: model, count: count, files: files, journal: journal, brief: brief, cache: map[[32]byte]int{}}
 	m.nextClear = m.cfg.ClearAt
-	m.fixed = count.Count(system) + 4
+	m.system = count.Count(system) + 4
+	m.fixed = m.system
 	for _, t := range tools {
-		m.fixed += count.Count(t.Name) + count.Count(t.Description) + count.Count(string(t.Parameters)) + 8
+		m.fixed += m.defTokens(t)
 	}
 	return m
+}
+
+func (m *Manager) defTokens(t llm.ToolDef) int {
+	return m.count.Count(t.Name) + m.count.Count(t.Description) + m.count.Count(string(t.Parameters)) + 8
+}
+
+// FollowTools counts the tool definitions defs gives at each request
+// instead of a fixed set, for tools loaded during the job.
+func (m *Manager) FollowTools(defs func() []llm.ToolDef) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.tools, m.defCache = defs, map[string]int{}
+}
+
+// fixedTokens counts the system prompt and the tool definitions sent now.
+func (m *Manager) fixedTokens() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.tools == nil {
+		return m.fixed
+	}
+	n := m.system
+	for _, t := range m.tools() {
+		c, ok := m.defCache[t.Name]
+		if !ok {
+			c = m.defTokens(t)
+			m.defCache[t.Name] = c
+		}
+		n += c
+	}
+	return n
 }
 
 // Config is the resolved configuration.
@@ -168,7 +205,7 @@ func (m *Manager) Stats() Stats {
 // prompt, tool definitions and every message, with per-message counts
 // cached so the whole conversation is not encoded again at each step.
 func (m *Manager) PromptTokens(conv *agent.Conversation) int {
-	n := m.fixed
+	n := m.fixedTokens()
 	for i := range conv.Messages {
 		n += m.messageTokens(&conv.Messages[i])
 	}

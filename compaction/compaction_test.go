@@ -787,3 +787,21 @@ func TestOversizedArgumentsAreShortenedAfterTheCall(t *testing.T) {
 		t.Error("the rebuilt conversation holds the whole arguments")
 	}
 }
+
+// With FollowTools the prompt counts the tools each request sends.
+func TestPromptCountsToolsSentNow(t *testing.T) {
+	t.Parallel()
+	defs := []llm.ToolDef{{Name: "read_file", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object"}`)}}
+	cm := compaction.New(compaction.Config{}, nil, tokens.Default(), nil, nil, nil, "system", defs)
+	conv := &agent.Conversation{}
+	fixed := cm.PromptTokens(conv)
+	sent := defs[:0:0]
+	cm.FollowTools(func() []llm.ToolDef { return sent })
+	if got := cm.PromptTokens(conv); got >= fixed {
+		t.Fatalf("no tools sent: %d tokens, with the fixed set %d", got, fixed)
+	}
+	sent = defs
+	if got := cm.PromptTokens(conv); got != fixed {
+		t.Fatalf("the same tools sent: %d tokens, want %d", got, fixed)
+	}
+}

@@ -68,6 +68,8 @@ type Settings struct {
 	// MinCoverage is the share of chunks that must be covered before the
 	// job can complete (0: all of them).
 	MinCoverage float64 `json:"min_coverage,omitempty"`
+	// AllTools sends every tool definition with every request.
+	AllTools bool `json:"all_tools,omitempty"`
 	// EmbedModel and EmbedBaseURL are the embedding model of semantic
 	// search and its server (empty: the model server).
 	EmbedModel   string `json:"embed_model,omitempty"`

@@ -24,7 +24,7 @@ func (o *runOptions) settings(baseURL string) workspace.Settings {
 	s := workspace.Settings{
 		MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, MaxCost: o.maxCost, ContextWindow: o.contextWindow,
 		SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults, Tokenizer: o.tokenizer,
-		PriceIn: o.priceIn, PriceOut: o.priceOut, MinCoverage: o.minCoverage,
+		PriceIn: o.priceIn, PriceOut: o.priceOut, MinCoverage: o.minCoverage, AllTools: o.allTools,
 	}
 	if baseURL != "" {
 		s.BaseURL = llm.SafeURL(baseURL)
@@ -140,6 +140,9 @@ func (o *runOptions) inherit(s workspace.Settings) {
 	if !o.changed("min-coverage") && s.MinCoverage > 0 {
 		o.minCoverage = s.MinCoverage
 	}
+	if !o.changed("all-tools") && s.AllTools {
+		o.allTools = true
+	}
 	setString := func(name string, dst *string, v string) {
 		if !o.changed(name) && *dst == "" {
 			*dst = v
@@ -190,7 +193,7 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 		Price: price, Priced: priced,
 		Limits:    agent.Limits{MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, MaxCost: o.maxCost},
 		Context:   compaction.Config{ContextWindow: o.contextWindow, SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults},
-		Tokenizer: o.tokenizer, MinCoverage: o.minCoverage, Settings: o.settings(m.baseURL), Transcript: recs,
+		Tokenizer: o.tokenizer, MinCoverage: o.minCoverage, AllTools: o.allTools, Settings: o.settings(m.baseURL), Transcript: recs,
 		Embedder: o.embedder(m), Reporter: display, Now: o.now,
 	})
 	if err != nil {

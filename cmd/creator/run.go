@@ -32,6 +32,7 @@ type runOptions struct {
 	summarizeAt     int
 	keepToolResults int
 	minCoverage     float64
+	allTools        bool
 	tokenizer       string
 	requestTimeout  time.Duration
 	model           string
@@ -55,6 +56,7 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.IntVar(&o.summarizeAt, "summarize-at", compaction.DefaultSummarizeAt, "summarise older turns when the prompt passes this many tokens")
 	f.IntVar(&o.keepToolResults, "keep-tool-results", compaction.DefaultKeepToolResults, "number of recent tool results kept whole in the prompt")
 	f.Float64Var(&o.minCoverage, "min-coverage", jobrun.DefaultMinCoverage, "share of the chunks that must be covered (read in full, and cited or declared empty) before the job can complete, e.g. 0.95")
+	f.BoolVar(&o.allTools, "all-tools", false, "send every tool definition with every request instead of the core tools and those the model found with search_tools")
 	f.StringVar(&o.tokenizer, "tokenizer", o.envString("CREATOR_TOKENIZER", tokens.DefaultEncoding), "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
 	f.DurationVar(&o.requestTimeout, "request-timeout", o.envDuration("CREATOR_REQUEST_TIMEOUT", 10*time.Minute), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
 	f.StringVar(&o.model, "model", "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")

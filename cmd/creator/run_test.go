@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -549,5 +550,42 @@ func TestCostBudget(t *testing.T) {
 	}
 	if info := e.info("cb"); info.Settings.PriceIn != 1000 || info.Usage.CostUSD == nil || *info.Usage.CostUSD <= 0.01 {
 		t.Fatalf("job.json after resume %+v", info)
+	}
+}
+
+// The tools found or called stay sent after a resume; --all-tools sends
+// every tool, and a resume keeps it.
+func TestResumeKeepsLoadedToolsAndAllTools(t *testing.T) {
+	t.Parallel()
+	e := newJobEnv(t, smallJob())
+	// Step 4 calls chunk_document by name, which loads it.
+	if code, _, stderr := e.run("--job", "d", "--max-steps", "4"); code != exitIncomplete {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := e.resume("d", "--max-steps", "100"); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	reqs := e.srv.Requests()
+	if first := reqs[0].Tools; slices.Contains(first, "chunk_document") || !slices.Contains(first, "search_tools") {
+		t.Fatalf("first request's tools: %v", first)
+	}
+	if resumed := reqs[len(reqs)-1].Tools; !slices.Contains(resumed, "chunk_document") {
+		t.Fatalf("after the resume chunk_document is not sent: %v", resumed)
+	}
+
+	a := newJobEnv(t, smallJob())
+	if code, _, stderr := a.run("--job", "a", "--max-steps", "2", "--all-tools"); code != exitIncomplete {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !a.info("a").Settings.AllTools {
+		t.Fatalf("job.json settings: %+v", a.info("a").Settings)
+	}
+	if code, _, stderr := a.resume("a", "--max-steps", "100"); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	for _, r := range a.srv.Requests() {
+		if !slices.Contains(r.Tools, "save_requirement") || slices.Contains(r.Tools, "search_tools") {
+			t.Fatalf("request %d with --all-tools sends %v", r.N, r.Tools)
+		}
 	}
 }

@@ -19,10 +19,18 @@ import (
 	"creator/internal/transcript"
 )
 
-// Tools runs the model's tool calls.
+// Tools runs the model's tool calls. Definitions are read before every
+// model call, so the tools sent may grow during a job.
 type Tools interface {
 	Definitions() []llm.ToolDef
 	Call(ctx context.Context, name string, args json.RawMessage) (llm.ToolResult, error)
+}
+
+// Catalog is Tools that sends only some of the tools it can run: Known
+// names every tool the model may call.
+type Catalog interface {
+	Tools
+	Known() []string
 }
 
 // Completion tells whether the job is complete. It looks at the job's
@@ -205,9 +213,13 @@ func (a *Agent) Start(ctx context.Context, first llm.Message) (Outcome, error) {
 // The returned error is for failures that leave the job in an unknown
 // state (the transcript cannot be written); every other end is an Outcome.
 func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
-	r := &run{defs: a.Tools.Definitions(), strikes: newStrikes(), repeats: newRepeats()}
-	for _, d := range r.defs {
-		r.names = append(r.names, d.Name)
+	r := &run{strikes: newStrikes(), repeats: newRepeats()}
+	if c, ok := a.Tools.(Catalog); ok {
+		r.names = c.Known()
+	} else {
+		for _, d := range a.Tools.Definitions() {
+			r.names = append(r.names, d.Name)
+		}
 	}
 	r.repeats.seed(conv)
 	for {
@@ -270,8 +282,7 @@ type ending struct {
 
 // run is the state of one Run: what the loop counts across answers.
 type run struct {
-	defs    []llm.ToolDef
-	names   []string
+	names   []string // every tool the model may call
 	strikes *strikes
 	repeats *repeats
 	// idle describes the answers in a row that had no call to run: for
@@ -314,7 +325,7 @@ func (a *Agent) complete(ctx context.Context, conv *Conversation, r *run) (llm.R
 			counted = a.Hook.PromptTokens(conv)
 		}
 		start := a.now()
-		resp, err := a.Model.Complete(ctx, llm.Request{System: a.System, Messages: conv.Messages, Tools: r.defs})
+		resp, err := a.Model.Complete(ctx, llm.Request{System: a.System, Messages: conv.Messages, Tools: a.Tools.Definitions()})
 		if err == nil {
 			r.overflowed = false
 			return resp, counted, a.now().Sub(start), nil

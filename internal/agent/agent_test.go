@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -515,4 +516,57 @@ func (s *shortener) Overflow(ctx context.Context, c *agent.Conversation) error {
 	}
 	c.Messages = c.Messages[:1]
 	return nil
+}
+
+// A catalog sends the deferred tools only once called; calls of them by
+// exact name run, and the tools sent only grow, in the registry's order.
+func TestDeferredToolsRunByNameAndStaySent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, fakellm.Script(fakellm.SmallJob(docName, quote)...))
+	a := e.agent(t)
+	reg := a.Tools.(*tools.Registry)
+	var deferred []string // of those this job registers
+	for _, n := range tools.DeferredTools() {
+		if _, ok := reg.Get(n); ok {
+			deferred = append(deferred, n)
+		}
+	}
+	catalog, err := tools.NewCatalog(reg.Tools(), deferred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Tools = catalog
+	out, err := a.Start(context.Background(), llm.Message{Content: "Job a. Input: input/policy.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Kind != agent.Completed || out.Totals.Steps != 5 {
+		t.Fatalf("outcome = %+v, want completed after 5 steps", out)
+	}
+	if got := e.file("output/requirements.json"); got != fakellm.SmallJobRequirements(docName, quote) {
+		t.Fatalf("output = %s", got)
+	}
+	reqs := e.srv.Requests()
+	if first := reqs[0].Tools; slices.Contains(first, "save_requirement") || !slices.Contains(first, tools.SearchToolsName) {
+		t.Fatalf("first request's tools = %v", first)
+	}
+	for i := 1; i < len(reqs); i++ {
+		prev, now := reqs[i-1].Tools, reqs[i].Tools
+		for _, n := range prev {
+			if !slices.Contains(now, n) {
+				t.Fatalf("request %d dropped %s: %v", reqs[i].N, n, now)
+			}
+		}
+	}
+	if last := reqs[len(reqs)-1].Tools; !slices.Contains(last, "chunk_document") {
+		t.Fatalf("chunk_document, called by name, is not sent afterwards: %v", last)
+	}
+	if got := catalog.Loaded(); !slices.Equal(got, []string{"chunk_document", "save_requirement"}) {
+		t.Fatalf("loaded %v", got)
+	}
+	for _, r := range e.transcript(t) {
+		if r.Message != nil && r.Message.Data.Kind == agent.KindUnknownTool {
+			t.Fatalf("a deferred tool was answered as unknown: %+v", r.Message)
+		}
+	}
 }

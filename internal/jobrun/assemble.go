@@ -62,13 +62,14 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	all = append(all, tools.RequirementTools(r.job, cov.measure)...)
 	all = append(all, tools.CoverageTools(cov.ledger, cov.manifestOf)...)
 	all = append(all, tools.SearchTools(r.job.Files, searcher)...)
-	reg, err := tools.NewRegistry(all...)
+	toolset, err := toolsOf(all, cfg)
 	if err != nil {
 		return err
 	}
-	a.Tools = reg
+	a.Tools = toolset
 	usage := &usageRecorder{job: r.job, priced: cfg.Priced, compactions: info.Usage.Compactions}
-	cm := compaction.New(cfg.Context, cfg.Model, counter, r.job, journal, compaction.WorkspaceBrief(r.job), a.System, reg.Definitions())
+	cm := compaction.New(cfg.Context, cfg.Model, counter, r.job, journal, compaction.WorkspaceBrief(r.job), a.System, toolset.Definitions())
+	cm.FollowTools(toolset.Definitions)
 	cm.OnCompaction = func(e compaction.Event) {
 		usage.compacted()
 		r.report.Compacted(e)
@@ -78,6 +79,21 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	a.Observer = observers{usage, cov, r.report, r.events}
 	r.agent, r.context = a, cm
 	return nil
+}
+
+// toolsOf is every tool in a registry (--all-tools), or a catalog that
+// sends the domain tools once found or called, loaded as the transcript
+// being resumed had them.
+func toolsOf(all []tools.Tool, cfg Config) (agent.Tools, error) {
+	if cfg.AllTools {
+		return tools.NewRegistry(all...)
+	}
+	c, err := tools.NewCatalog(all, tools.DeferredTools())
+	if err != nil {
+		return nil, err
+	}
+	c.Restore(toolMessages(cfg.Transcript))
+	return c, nil
 }
 
 // observers hands every model and tool call to each of its members.

@@ -51,6 +51,9 @@ type Config struct {
 	MinCoverage float64
 	// Tokenizer names the encoding prompts are counted with.
 	Tokenizer string
+	// AllTools sends every tool definition with every request instead of
+	// the core tools and those the model found (tools.DeferredTools).
+	AllTools bool
 	// Settings are recorded in job.json for later resumes.
 	Settings workspace.Settings
 	// Transcript is the conversation to resume from; nil starts the job.

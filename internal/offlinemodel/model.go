@@ -54,7 +54,9 @@ func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 			Usage: llm.Usage{PromptTokens: requestSize(req) / 4, CompletionTokens: len(text) / 4}}, nil
 	}
 	st := readConversation(req.Messages)
-	st.canDeclare = offers(req.Tools, declareTool)
+	// A tool not sent yet but findable with search_tools can be called by
+	// its exact name, which loads it.
+	st.canDeclare = offers(req.Tools, declareTool) || offers(req.Tools, "search_tools")
 	text, calls, err := m.next(st)
 	if err != nil {
 		return llm.Response{}, err

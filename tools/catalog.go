@@ -1,0 +1,264 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"creator/internal/llm"
+)
+
+// SearchToolsName is the tool that finds the tools not sent with every
+// request.
+const SearchToolsName = "search_tools"
+
+// DeferredTools are the tools a request carries only once the model has
+// found them with search_tools or called them by name: the document and
+// requirement tools, whose definitions are the longest, and the file and
+// planning tools seldom needed. Most steps use a few of them at most.
+func DeferredTools() []string {
+	return []string{"delete_file", "create_folder", "get_progress",
+		"extract_document_text", "chunk_document", "save_requirement", "declare_chunk_empty", "finalize_output"}
+}
+
+// Catalog sends the model the core tools and the deferred tools it has
+// found or called, always in the registry's order so that the prompt
+// prefix changes only when a tool is added. Every tool can be called by
+// its exact name; a call of a deferred tool loads it.
+type Catalog struct {
+	reg      *Registry
+	deferred map[string]bool
+
+	mu     sync.Mutex
+	loaded map[string]bool
+}
+
+// NewCatalog registers tools and search_tools; the tools named in deferred
+// are sent only once found or called.
+func NewCatalog(tools []Tool, deferred []string) (*Catalog, error) {
+	c := &Catalog{deferred: map[string]bool{}, loaded: map[string]bool{}}
+	for _, n := range deferred {
+		c.deferred[n] = true
+	}
+	reg, err := NewRegistry(append(slices.Clip(tools), c.searchTool())...)
+	if err != nil {
+		return nil, err
+	}
+	for n := range c.deferred {
+		if _, ok := reg.Get(n); !ok {
+			return nil, fmt.Errorf("deferred tool %s is not registered", n)
+		}
+	}
+	c.reg = reg
+	return c, nil
+}
+
+// Definitions are the core tools and the loaded ones, in registry order.
+func (c *Catalog) Definitions() []llm.ToolDef {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var defs []llm.ToolDef
+	for _, d := range c.reg.Definitions() {
+		if !c.deferred[d.Name] || c.loaded[d.Name] {
+			defs = append(defs, d)
+		}
+	}
+	return defs
+}
+
+// AllDefinitions describes every tool, loaded or not.
+func (c *Catalog) AllDefinitions() []llm.ToolDef { return c.reg.Definitions() }
+
+// Known names every tool the model may call, in registry order.
+func (c *Catalog) Known() []string {
+	var names []string
+	for _, t := range c.reg.Tools() {
+		names = append(names, t.Name())
+	}
+	return names
+}
+
+// Loaded names the deferred tools loaded so far, in registry order.
+func (c *Catalog) Loaded() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var names []string
+	for _, t := range c.reg.Tools() {
+		if c.loaded[t.Name()] {
+			names = append(names, t.Name())
+		}
+	}
+	return names
+}
+
+// Call runs the named tool; calling a deferred tool loads it.
+func (c *Catalog) Call(ctx context.Context, name string, args json.RawMessage) (llm.ToolResult, error) {
+	c.load(name)
+	return c.reg.Call(ctx, name, args)
+}
+
+func (c *Catalog) load(names ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range names {
+		if c.deferred[n] {
+			c.loaded[n] = true
+		}
+	}
+}
+
+// Restore loads what a conversation so far found and called, from its
+// tool messages, so that a resumed job sends the same tools.
+func (c *Catalog) Restore(msgs []llm.Message) {
+	for _, m := range msgs {
+		if m.Role != llm.RoleTool {
+			continue
+		}
+		c.load(m.ToolName)
+		if m.ToolName != SearchToolsName || len(m.Data.Value) == 0 {
+			continue
+		}
+		var found FoundTools
+		if json.Unmarshal(m.Data.Value, &found) == nil {
+			for _, t := range found.Tools {
+				c.load(t.Name)
+			}
+		}
+	}
+}
+
+// FoundTools is search_tools's data: the tools found, best first.
+type FoundTools struct {
+	Query string      `json:"query"`
+	Tools []FoundTool `json:"tools"`
+}
+
+// FoundTool is one tool search_tools found.
+type FoundTool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Arguments   string `json:"arguments"` // e.g. {"path": string, "limit"?: integer}
+}
+
+type searchToolsArgs struct {
+	Query string `json:"query" jsonschema:"what you want to do"`
+}
+
+// maxFoundTools is how many tools one search returns.
+const maxFoundTools = 3
+
+func (c *Catalog) searchTool() Tool {
+	return FuncResult(SearchToolsName, "Find more tools by words (e.g. chunk, save requirement, finalize) and get their descriptions and arguments; they are available from your next answer on.",
+		func(_ context.Context, a searchToolsArgs) (llm.ToolResult, error) {
+			found := FoundTools{Query: a.Query, Tools: []FoundTool{}}
+			for _, t := range rankTools(c.reg.Tools(), a.Query, maxFoundTools) {
+				found.Tools = append(found.Tools, FoundTool{Name: t.Name(), Description: t.Description(), Arguments: arguments(t.Schema())})
+			}
+			var names []string
+			for _, t := range found.Tools {
+				names = append(names, t.Name)
+			}
+			c.load(names...)
+			return llm.ToolResult{Text: foundText(found, c.Known()), Data: found}, nil
+		})
+}
+
+func foundText(f FoundTools, known []string) string {
+	if len(f.Tools) == 0 {
+		return fmt.Sprintf("No tool matches %q. The tools are: %s.", f.Query, strings.Join(known, ", "))
+	}
+	var b strings.Builder
+	for _, t := range f.Tools {
+		fmt.Fprintf(&b, "%s%s\n  %s\n\n", t.Name, t.Arguments, t.Description)
+	}
+	b.WriteString("These tools are available from your next answer on.")
+	return b.String()
+}
+
+// arguments renders a tool's argument schema compactly.
+func arguments(raw json.RawMessage) string {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "{}"
+	}
+	return signature(&s)
+}
+
+// rankTools ranks tools by BM25 over the words of their name and
+// description; search_tools itself is not among them.
+func rankTools(all []Tool, query string, limit int) []Tool {
+	var docs [][]string
+	var cands []Tool
+	for _, t := range all {
+		if t.Name() == SearchToolsName {
+			continue
+		}
+		cands = append(cands, t)
+		docs = append(docs, toolWords(t.Name()+" "+t.Name()+" "+t.Description()))
+	}
+	terms := toolWords(query)
+	avg := 0.0
+	for _, d := range docs {
+		avg += float64(len(d))
+	}
+	avg /= float64(max(len(docs), 1))
+	df := map[string]int{}
+	for _, d := range docs {
+		seen := map[string]bool{}
+		for _, w := range d {
+			if !seen[w] {
+				seen[w] = true
+				df[w]++
+			}
+		}
+	}
+	const k1, b = 1.2, 0.75
+	scores := make([]float64, len(docs))
+	for i, d := range docs {
+		tf := map[string]int{}
+		for _, w := range d {
+			tf[w]++
+		}
+		for _, q := range terms {
+			f := float64(tf[q])
+			if f == 0 {
+				continue
+			}
+			idf := math.Log(1 + (float64(len(docs))-float64(df[q])+0.5)/(float64(df[q])+0.5))
+			scores[i] += idf * f * (k1 + 1) / (f + k1*(1-b+b*float64(len(d))/avg))
+		}
+	}
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return scores[order[x]] > scores[order[y]] })
+	var out []Tool
+	for _, i := range order {
+		if scores[i] > 0 && len(out) < limit {
+			out = append(out, cands[i])
+		}
+	}
+	return out
+}
+
+// toolWords are the lower-case words of s, names split at underscores,
+// with a plural or verb "s" dropped so that "requirements" finds
+// save_requirement.
+func toolWords(s string) []string {
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for i, w := range words {
+		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+			words[i] = w[:len(w)-1]
+		}
+	}
+	return words
+}
