@@ -42,14 +42,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 			return usageErrorf("%v", err)
 		}
 	}
-	if err := o.checkContextFlags(); err != nil {
-		return err
-	}
-	m, err := o.chooseModel("", "")
+	m, err := o.checkedModel("", "")
 	if err != nil {
-		return err
-	}
-	if err := o.checkBudget(m); err != nil {
 		return err
 	}
 	if err := jobrun.CheckDocuments(o.documents); err != nil {
@@ -95,14 +89,8 @@ func runResume(ctx context.Context, o *runOptions) error {
 	}
 	// Limits not given on the command line are those the job was started with.
 	o.inherit(info.Settings)
-	if err := o.checkContextFlags(); err != nil {
-		return err
-	}
-	m, err := o.chooseModel(info.Model, info.Settings.BaseURL)
+	m, err := o.checkedModel(info.Model, info.Settings.BaseURL)
 	if err != nil {
-		return err
-	}
-	if err := o.checkBudget(m); err != nil {
 		return err
 	}
 	recs, err := transcript.Load(job)
@@ -114,42 +102,35 @@ func runResume(ctx context.Context, o *runOptions) error {
 
 // inherit takes the job's recorded settings for flags not given now.
 func (o *runOptions) inherit(s workspace.Settings) {
-	set := func(name string, dst *int, v int) {
-		if !o.changed(name) && v > 0 {
-			*dst = v
-		}
+	override(o, "max-steps", &o.maxSteps, s.MaxSteps)
+	override(o, "context-window", &o.contextWindow, s.ContextWindow)
+	override(o, "summarize-at", &o.summarizeAt, s.SummarizeAt)
+	override(o, "keep-tool-results", &o.keepToolResults, s.KeepToolResults)
+	override(o, "max-tokens", &o.maxTokens, s.MaxTokens)
+	override(o, "tokenizer", &o.tokenizer, s.Tokenizer)
+	override(o, "min-coverage", &o.minCoverage, s.MinCoverage)
+	override(o, "all-tools", &o.allTools, s.AllTools)
+	fill(o, "max-cost", &o.maxCost, s.MaxCost)
+	fill(o, "price-in", &o.priceIn, s.PriceIn)
+	fill(o, "price-out", &o.priceOut, s.PriceOut)
+	fill(o, "embed-model", &o.embedModel, s.EmbedModel)
+	fill(o, "embed-base-url", &o.embedBaseURL, s.EmbedBaseURL)
+}
+
+// override takes the recorded v for a flag not given now.
+func override[T comparable](o *runOptions, flag string, dst *T, v T) {
+	var zero T
+	if !o.changed(flag) && v != zero {
+		*dst = v
 	}
-	set("max-steps", &o.maxSteps, s.MaxSteps)
-	set("context-window", &o.contextWindow, s.ContextWindow)
-	set("summarize-at", &o.summarizeAt, s.SummarizeAt)
-	set("keep-tool-results", &o.keepToolResults, s.KeepToolResults)
-	if !o.changed("max-tokens") && s.MaxTokens > 0 {
-		o.maxTokens = s.MaxTokens
+}
+
+// fill takes the recorded v for a flag neither given nor set otherwise.
+func fill[T comparable](o *runOptions, flag string, dst *T, v T) {
+	var zero T
+	if !o.changed(flag) && *dst == zero && v != zero {
+		*dst = v
 	}
-	if !o.changed("tokenizer") && s.Tokenizer != "" {
-		o.tokenizer = s.Tokenizer
-	}
-	setFloat := func(name string, dst *float64, v float64) {
-		if !o.changed(name) && *dst == 0 && v > 0 {
-			*dst = v
-		}
-	}
-	setFloat("max-cost", &o.maxCost, s.MaxCost)
-	setFloat("price-in", &o.priceIn, s.PriceIn)
-	setFloat("price-out", &o.priceOut, s.PriceOut)
-	if !o.changed("min-coverage") && s.MinCoverage > 0 {
-		o.minCoverage = s.MinCoverage
-	}
-	if !o.changed("all-tools") && s.AllTools {
-		o.allTools = true
-	}
-	setString := func(name string, dst *string, v string) {
-		if !o.changed(name) && *dst == "" {
-			*dst = v
-		}
-	}
-	setString("embed-model", &o.embedModel, s.EmbedModel)
-	setString("embed-base-url", &o.embedBaseURL, s.EmbedBaseURL)
 }
 
 // checkContextFlags rejects context figures that cannot work, before a job
@@ -212,7 +193,7 @@ func (o *runOptions) conclude(job *workspace.Job, out jobrun.Outcome, priced boo
 			fmt.Fprintf(o.streams.ErrOut, "creator: job '%s' completed in %s (%s)\n", job.ID, humanize.Plural(t.Steps, "step"), humanize.Spent(t.Tokens(), t.CostUSD, priced))
 		}
 	case out.PartialErr != nil && !o.quiet:
-		fmt.Fprintf(o.streams.ErrOut, "creator: no partial output yet: %v\n", firstLine(out.PartialErr.Error()))
+		fmt.Fprintf(o.streams.ErrOut, "creator: no partial output yet: %v\n", strings.SplitN(out.PartialErr.Error(), "\n", 2)[0])
 	case out.Partial != "" && !o.quiet:
 		fmt.Fprintf(o.streams.ErrOut, "creator: partial output: %s\n", out.Partial)
 	}
@@ -233,16 +214,16 @@ func (o *runOptions) pricing(m modelChoice) (cost.Price, bool) {
 	return cost.For(m.name, o.priceIn, o.priceOut, m.builtin())
 }
 
-// checkBudget refuses --max-cost for a model whose price is unknown.
-func (o *runOptions) checkBudget(m modelChoice) error {
-	if _, ok := o.pricing(m); o.maxCost > 0 && !ok {
-		return usageErrorf("--max-cost needs the price of %s: give --price-in and --price-out (US dollars per million tokens); known prices: %s",
+// checkedModel checks the flags and chooses the model (recorded: what the job
+// ran with); --max-cost needs the model's price.
+func (o *runOptions) checkedModel(recordedModel, recordedURL string) (modelChoice, error) {
+	if err := o.checkContextFlags(); err != nil {
+		return modelChoice{}, err
+	}
+	m, err := o.chooseModel(recordedModel, recordedURL)
+	if _, ok := o.pricing(m); err == nil && o.maxCost > 0 && !ok {
+		err = usageErrorf("--max-cost needs the price of %s: give --price-in and --price-out (US dollars per million tokens); known prices: %s",
 			m.name, strings.Join(cost.Models(), ", "))
 	}
-	return nil
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+	return m, err
 }

@@ -347,7 +347,7 @@ func TestKillAtRandomMoments(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs creator as separate processes")
 	}
-	kills := systemFactory().envInt("CREATOR_STRESS_KILLS", 10)
+	kills := envNumber(systemFactory(), "CREATOR_STRESS_KILLS", 10, strconv.Atoi)
 	seed := uint64(time.Now().UnixNano())
 	if s, err := strconv.ParseUint(os.Getenv("CREATOR_STRESS_SEED"), 10, 64); err == nil {
 		seed = s

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"creator/compaction"
 	"creator/internal/jobrun"
 	"fmt"
@@ -47,18 +48,18 @@ type runOptions struct {
 
 func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f := cmd.Flags()
-	f.IntVar(&o.maxSteps, "max-steps", o.envInt("CREATOR_MAX_STEPS", jobrun.DefaultMaxSteps), "stop after this many model calls (env CREATOR_MAX_STEPS); the job stays resumable")
+	f.IntVar(&o.maxSteps, "max-steps", envNumber(o.factory, "CREATOR_MAX_STEPS", jobrun.DefaultMaxSteps, strconv.Atoi), "stop after this many model calls (env CREATOR_MAX_STEPS); the job stays resumable")
 	f.Int64Var(&o.maxTokens, "max-tokens", 0, "stop when prompt+completion tokens of the job reach this total (0: no limit)")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "stop when the job has cost this many US dollars (0: no limit; needs the model's price)")
-	f.Float64Var(&o.priceIn, "price-in", o.envFloat("CREATOR_PRICE_IN"), "US dollars per million prompt tokens (env CREATOR_PRICE_IN); default: the built-in table of OpenAI models")
-	f.Float64Var(&o.priceOut, "price-out", o.envFloat("CREATOR_PRICE_OUT"), "US dollars per million completion tokens (env CREATOR_PRICE_OUT)")
+	f.Float64Var(&o.priceIn, "price-in", envNumber(o.factory, "CREATOR_PRICE_IN", 0, parseFloat), "US dollars per million prompt tokens (env CREATOR_PRICE_IN); default: the built-in table of OpenAI models")
+	f.Float64Var(&o.priceOut, "price-out", envNumber(o.factory, "CREATOR_PRICE_OUT", 0, parseFloat), "US dollars per million completion tokens (env CREATOR_PRICE_OUT)")
 	f.IntVar(&o.contextWindow, "context-window", compaction.DefaultContextWindow, "the model's context window in tokens")
 	f.IntVar(&o.summarizeAt, "summarize-at", compaction.DefaultSummarizeAt, "summarise older turns when the prompt passes this many tokens")
 	f.IntVar(&o.keepToolResults, "keep-tool-results", compaction.DefaultKeepToolResults, "number of recent tool results kept whole in the prompt")
 	f.Float64Var(&o.minCoverage, "min-coverage", jobrun.DefaultMinCoverage, "share of the chunks that must be covered (read in full, and cited or declared empty) before the job can complete, e.g. 0.95")
 	f.BoolVar(&o.allTools, "all-tools", false, "send every tool definition with every request instead of the core tools and those the model found with search_tools")
 	f.StringVar(&o.tokenizer, "tokenizer", o.envString("CREATOR_TOKENIZER", tokens.DefaultEncoding), "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
-	f.DurationVar(&o.requestTimeout, "request-timeout", o.envDuration("CREATOR_REQUEST_TIMEOUT", 10*time.Minute), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
+	f.DurationVar(&o.requestTimeout, "request-timeout", envNumber(o.factory, "CREATOR_REQUEST_TIMEOUT", 10*time.Minute, time.ParseDuration), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
 	f.StringVar(&o.model, "model", "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")
 	f.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible server URL (env CREATOR_BASE_URL or OPENAI_BASE_URL)")
 	f.StringVar(&o.apiKey, "api-key", "", "API key (env OPENAI_API_KEY); never written to the job")
@@ -69,32 +70,18 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 }
 
 func (f *factory) envString(name, def string) string {
-	if v := f.getenv(name); v != "" {
+	return cmp.Or(f.getenv(name), def)
+}
+
+// envNumber reads a positive number from the environment, else def.
+func envNumber[T int | float64 | time.Duration](f *factory, name string, def T, parse func(string) (T, error)) T {
+	if v, err := parse(f.getenv(name)); err == nil && v > 0 {
 		return v
 	}
 	return def
 }
 
-func (f *factory) envDuration(name string, def time.Duration) time.Duration {
-	if v, err := time.ParseDuration(f.getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
-
-func (f *factory) envFloat(name string) float64 {
-	if v, err := strconv.ParseFloat(f.getenv(name), 64); err == nil && v > 0 {
-		return v
-	}
-	return 0
-}
-
-func (f *factory) envInt(name string, def int) int {
-	if v, err := strconv.Atoi(f.getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
+func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 
 func newRunCmd(g *globalOptions) *cobra.Command {
 	o := &runOptions{globalOptions: g}
