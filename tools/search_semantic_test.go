@@ -16,22 +16,8 @@ func semanticEnv(t *testing.T) (*env, *fakellm.Server) {
 	t.Helper()
 	srv := fakellm.New(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{} })
 	t.Cleanup(srv.Close)
-	e := newEnv(t)
-	idx, err := index.OpenWith(e.job.Dir, e.job.FS(), index.Options{PersistAtOnce: true,
+	e, _ := searchEnvWith(t, index.Options{PersistAtOnce: true,
 		Embedder: llm.NewEmbedClient(llm.EmbedConfig{BaseURL: srv.URL(), Model: "fake-embed"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.job.Watch(idx)
-	t.Cleanup(func() {
-		e.job.Watch(nil)
-		idx.Close()
-	})
-	for _, tool := range SearchTools(e.job.Files, idx) {
-		if err := e.reg.Add(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return e, srv
 }
 

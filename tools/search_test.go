@@ -13,8 +13,16 @@ import (
 // searchEnv is a job whose search index follows every write.
 func searchEnv(t *testing.T) *env {
 	t.Helper()
+	e, _ := searchEnvWith(t, index.Options{})
+	return e
+}
+
+// searchEnvWith is a job with the search tools over an index opened with
+// opts, kept current by the job's change watcher.
+func searchEnvWith(t *testing.T, opts index.Options) (*env, *index.Index) {
+	t.Helper()
 	e := newEnv(t)
-	idx, err := index.Open(e.job.Dir, e.job.FS())
+	idx, err := index.OpenWith(e.job.Dir, e.job.FS(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +36,7 @@ func searchEnv(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
-	return e
+	return e, idx
 }
 
 func (e *env) search(t *testing.T, args map[string]any) string {

@@ -158,21 +158,7 @@ func BenchmarkSearchNIST80053(b *testing.B) {
 	})
 
 	b.Run("index-chunk", func(b *testing.B) {
-		var ds []time.Duration
-		i := 0
-		for b.Loop() {
-			b.StopTimer()
-			chunk := window(text, (i*7919)%len(text), 6000)
-			rel := fmt.Sprintf("chunks/new_%03d.md", i%50)
-			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte(chunk), 0o644); err != nil {
-				b.Fatal(err)
-			}
-			i++
-			b.StartTimer()
-			t := time.Now()
-			x.FileChanged(rel)
-			ds = append(ds, time.Since(t))
-		}
+		ds := timeWrites(b, dir, text, func(rel string) { x.FileChanged(rel) })
 		if len(x.dirty) > 0 {
 			b.Fatalf("indexing failed for %v", x.dirty)
 		}
@@ -244,24 +230,33 @@ func BenchmarkHybridNIST80053(b *testing.B) {
 	})
 
 	b.Run("index-chunk", func(b *testing.B) {
-		var ds []time.Duration
-		i := 0
-		for b.Loop() {
-			b.StopTimer()
-			chunk := window(text, (i*7919)%len(text), 6000)
-			rel := fmt.Sprintf("chunks/new_%03d.md", i%50)
-			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte(chunk), 0o644); err != nil {
-				b.Fatal(err)
-			}
-			i++
-			b.StartTimer()
-			t := time.Now()
+		ds := timeWrites(b, dir, text, func(rel string) {
 			x.FileChanged(rel)
 			if err := x.embedPending(context.Background()); err != nil {
 				b.Fatal(err)
 			}
-			ds = append(ds, time.Since(t))
-		}
+		})
 		b.ReportMetric(ms(median(ds)), "median-ms/chunk")
 	})
+}
+
+// timeWrites writes a 6 KB chunk of text into dir at every iteration and
+// times what index does with it.
+func timeWrites(b *testing.B, dir, text string, index func(rel string)) []time.Duration {
+	var ds []time.Duration
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		chunk := window(text, (i*7919)%len(text), 6000)
+		rel := fmt.Sprintf("chunks/new_%03d.md", i%50)
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte(chunk), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		i++
+		b.StartTimer()
+		t := time.Now()
+		index(rel)
+		ds = append(ds, time.Since(t))
+	}
+	return ds
 }
