@@ -108,8 +108,11 @@ func runContextJob(tb testing.TB, doc string, cfg compaction.Config) contextFigu
 	defer job.Close()
 	model := &recordingModel{Model: offlinemodel.New(), counter: tokens.Default()}
 	out, err := jobrun.Run(context.Background(), jobrun.Config{
-		Job: job, Model: model, ModelName: offlinemodel.Name, Priced: true, Limits: agent.Limits{MaxSteps: 5000},
-		Context: cfg, Tokenizer: tokens.DefaultEncoding, Reporter: model,
+		Job: job, Model: model, ModelName: offlinemodel.Name, Priced: true,
+		Settings: workspace.Settings{MaxSteps: 5000, ContextWindow: cfg.ContextWindow, SummarizeAt: cfg.SummarizeAt,
+			KeepToolResults: cfg.KeepToolResults, Tokenizer: tokens.DefaultEncoding},
+		Compaction: compaction.Config{ResultBudget: cfg.ResultBudget, ClearAt: cfg.ClearAt, RecentSteps: cfg.RecentSteps, Disabled: cfg.Disabled},
+		Reporter:   model,
 	})
 	if err != nil {
 		tb.Fatal(err)

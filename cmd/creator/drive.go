@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"creator/compaction"
-	"creator/internal/agent"
 	"creator/internal/cost"
 	"creator/internal/humanize"
 	"creator/internal/jobrun"
@@ -171,10 +169,7 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 		Quiet: o.quiet, Verbose: o.verbose, RedrawEvery: o.redrawEvery, Now: o.now})
 	out, err := jobrun.Run(ctx, jobrun.Config{
 		Job: job, Model: m.client(o.requestTimeout, o.retryBaseDelay), ModelName: m.name,
-		Price: price, Priced: priced,
-		Limits:    agent.Limits{MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, MaxCost: o.maxCost},
-		Context:   compaction.Config{ContextWindow: o.contextWindow, SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults},
-		Tokenizer: o.tokenizer, MinCoverage: o.minCoverage, AllTools: o.allTools, Settings: o.settings(m.baseURL), Transcript: recs,
+		Price: price, Priced: priced, Settings: o.settings(m.baseURL), Transcript: recs,
 		Embedder: o.embedder(m), Reporter: display, Now: o.now,
 	})
 	if err != nil {

@@ -32,16 +32,12 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 		return err
 	}
 	r.coverage = cov
-	minCoverage := cfg.MinCoverage
-	if minCoverage == 0 {
-		minCoverage = DefaultMinCoverage
-	}
 	a := &agent.Agent{
 		Model:      cfg.Model,
-		Completion: donecheck.Checker{Planner: r.planner, Files: r.job, Coverage: cov.measure, MinCoverage: minCoverage},
+		Completion: donecheck.Checker{Planner: r.planner, Files: r.job, Coverage: cov.measure, MinCoverage: cfg.minCoverage()},
 		Journal:    journal,
 		System:     templates.SystemPrompt,
-		Limits:     cfg.Limits,
+		Limits:     cfg.limits(),
 	}
 	if cfg.Priced {
 		price := cfg.Price
@@ -68,7 +64,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	}
 	a.Tools = toolset
 	usage := &usageRecorder{job: r.job, priced: cfg.Priced, compactions: info.Usage.Compactions}
-	cm := compaction.New(cfg.Context, cfg.Model, counter, r.job, journal, compaction.WorkspaceBrief(r.job), a.System, toolset.Definitions())
+	cm := compaction.New(cfg.contextConfig(), cfg.Model, counter, r.job, journal, compaction.WorkspaceBrief(r.job), a.System, toolset.Definitions())
 	cm.FollowTools(toolset.Definitions)
 	cm.OnCompaction = func(e compaction.Event) {
 		usage.compacted()
@@ -85,7 +81,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 // sends the domain tools once found or called, loaded as the transcript
 // being resumed had them.
 func toolsOf(all []tools.Tool, cfg Config) (agent.Tools, error) {
-	if cfg.AllTools {
+	if cfg.Settings.AllTools {
 		return tools.NewRegistry(all...)
 	}
 	c, err := tools.NewCatalog(all, tools.DeferredTools())

@@ -43,19 +43,21 @@ type Config struct {
 	// known; an unknown price leaves the cost out of every figure.
 	Price  cost.Price
 	Priced bool
-	Limits agent.Limits
-	// Context is how the conversation is kept within the model's window.
-	Context compaction.Config
-	// MinCoverage is the share of chunks that must be covered before the
-	// job can complete; 0 is DefaultMinCoverage.
-	MinCoverage float64
-	// Tokenizer names the encoding prompts are counted with.
-	Tokenizer string
-	// AllTools sends every tool definition with every request instead of
-	// the core tools and those the model found (tools.DeferredTools).
-	AllTools bool
-	// Settings are recorded in job.json for later resumes.
+	// Settings are the run's budgets (MaxSteps, MaxTokens, MaxCost), its
+	// context management (ContextWindow, SummarizeAt, KeepToolResults), the
+	// encoding prompts are counted with (Tokenizer; empty is
+	// tokens.DefaultEncoding), the share of chunks that must be covered
+	// before the job can complete (MinCoverage; 0 is DefaultMinCoverage) and
+	// whether every tool definition goes with every request (AllTools)
+	// instead of the core tools and those the model found
+	// (tools.DeferredTools). They are recorded in job.json for later
+	// resumes.
 	Settings workspace.Settings
+	// Compaction holds the figures of context management that are not
+	// settings (ResultBudget, ClearAt, RecentSteps, Disabled), for tests and
+	// comparisons; its ContextWindow, SummarizeAt and KeepToolResults must
+	// be zero, those come from Settings.
+	Compaction compaction.Config
 	// Transcript is the conversation to resume from; nil starts the job.
 	Transcript []transcript.Record
 	// Embedder embeds the job's passages for semantic search; nil leaves
@@ -65,6 +67,36 @@ type Config struct {
 	Reporter Reporter
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+}
+
+// limits are the budgets of the run.
+func (c Config) limits() agent.Limits {
+	s := c.Settings
+	return agent.Limits{MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens, MaxCost: s.MaxCost}
+}
+
+// contextConfig is how the conversation is kept within the model's window.
+func (c Config) contextConfig() compaction.Config {
+	cm, s := c.Compaction, c.Settings
+	cm.ContextWindow, cm.SummarizeAt, cm.KeepToolResults = s.ContextWindow, s.SummarizeAt, s.KeepToolResults
+	return cm
+}
+
+// tokenizer names the encoding prompts are counted with.
+func (c Config) tokenizer() string {
+	if c.Settings.Tokenizer == "" {
+		return tokens.DefaultEncoding
+	}
+	return c.Settings.Tokenizer
+}
+
+// minCoverage is the share of chunks that must be covered before the job
+// can complete.
+func (c Config) minCoverage() float64 {
+	if c.Settings.MinCoverage == 0 {
+		return DefaultMinCoverage
+	}
+	return c.Settings.MinCoverage
 }
 
 // Start is what a reporter learns when the agent starts.
@@ -167,7 +199,10 @@ func Run(ctx context.Context, cfg Config) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("cannot open the job's events file: %w", err)
 	}
 	defer events.Close()
-	counter, err := tokens.New(cfg.Tokenizer)
+	if c := cfg.Compaction; c.ContextWindow != 0 || c.SummarizeAt != 0 || c.KeepToolResults != 0 {
+		return Outcome{}, errors.New("jobrun: the context window, summary threshold and kept tool results are settings, not Config.Compaction")
+	}
+	counter, err := tokens.New(cfg.tokenizer())
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -226,7 +261,7 @@ func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
 	conv, startTotals := agent.Rebuild(cfg.Transcript)
 	r.events.JobStarted(cfg.ModelName, r.resuming, startTotals.Steps, cfg.Settings)
 	r.report.Started(Start{Job: r.job, Resumed: r.resuming, Model: cfg.ModelName, Info: info, Totals: startTotals,
-		Context: r.context.Config(), Priced: cfg.Priced, Price: cfg.Price, Tokenizer: cfg.Tokenizer})
+		Context: r.context.Config(), Priced: cfg.Priced, Price: cfg.Price, Tokenizer: cfg.tokenizer()})
 	r.coverage.started()
 
 	var out agent.Outcome
@@ -315,7 +350,7 @@ func budget(k agent.StopKind) bool {
 
 // higherLimit is the flag that lets a job stopped at a budget go on.
 func (r *run) higherLimit(out agent.Outcome) string {
-	l := r.cfg.Limits
+	l := r.cfg.limits()
 	switch out.Kind {
 	case agent.StepLimit:
 		return fmt.Sprintf(" --max-steps %d", max(2*l.MaxSteps, l.MaxSteps+100))

@@ -95,7 +95,7 @@ func (r *recorder) Stop() { r.mu.Lock(); r.stopped++; r.mu.Unlock() }
 
 func config(job *workspace.Job, rep jobrun.Reporter, maxSteps int) jobrun.Config {
 	return jobrun.Config{Job: job, Model: offlinemodel.New(), ModelName: offlinemodel.Name, Priced: true,
-		Limits: agent.Limits{MaxSteps: maxSteps}, Tokenizer: "o200k_base", Reporter: rep}
+		Settings: workspace.Settings{MaxSteps: maxSteps, Tokenizer: "o200k_base"}, Reporter: rep}
 }
 
 // measure is the coverage of a job as its files give it.

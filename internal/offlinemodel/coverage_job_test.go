@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"creator/compaction"
-	"creator/internal/agent"
 	"creator/internal/coverage"
 	"creator/internal/jobrun"
 	"creator/internal/llm"
@@ -68,7 +67,8 @@ func runHandbook(t *testing.T, model llm.Model, cm compaction.Config) (coverage.
 		t.Fatal(err)
 	}
 	out, err := jobrun.Run(context.Background(), jobrun.Config{Job: job, Model: model, ModelName: offlinemodel.Name,
-		Limits: agent.Limits{MaxSteps: 200}, Tokenizer: "o200k_base", Context: cm})
+		Settings:   workspace.Settings{MaxSteps: 200, Tokenizer: "o200k_base", ContextWindow: cm.ContextWindow, SummarizeAt: cm.SummarizeAt, KeepToolResults: cm.KeepToolResults},
+		Compaction: compaction.Config{ClearAt: cm.ClearAt}})
 	if err != nil || out.Status != workspace.StatusCompleted {
 		t.Fatalf("outcome %+v, %v", out, err)
 	}
