@@ -88,7 +88,7 @@ func toolsOf(all []tools.Tool, cfg Config) (agent.Tools, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Restore(toolMessages(cfg.Transcript))
+	c.Restore(transcript.Messages(cfg.Transcript))
 	return c, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"creator/internal/agent"
 	"creator/internal/coverage"
 	"creator/internal/document"
-	"creator/internal/llm"
 	"creator/internal/transcript"
 	"creator/tools"
 	"creator/workspace"
@@ -36,7 +35,7 @@ type coverageWatch struct {
 // written — and keeps it in .agent/coverage.json.
 func openCoverage(job *workspace.Job, recs []transcript.Record, documents []string, report Reporter) (*coverageWatch, error) {
 	ledger := coverage.New(job.Internal)
-	tools.ReplayCoverage(ledger, toolMessages(recs))
+	tools.ReplayCoverage(ledger, transcript.Messages(recs))
 	if err := ledger.Save(); err != nil {
 		return nil, err
 	}
@@ -49,17 +48,6 @@ func openCoverage(job *workspace.Job, recs []transcript.Record, documents []stri
 		return nil, err
 	}
 	return w, nil
-}
-
-// toolMessages are the messages of a transcript, in order.
-func toolMessages(recs []transcript.Record) []llm.Message {
-	var msgs []llm.Message
-	for _, r := range recs {
-		if r.Type == transcript.TypeMessage && r.Message != nil {
-			msgs = append(msgs, *r.Message)
-		}
-	}
-	return msgs
 }
 
 // measure measures the coverage from the job's files.

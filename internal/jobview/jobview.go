@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"creator/internal/coverage"
-	"creator/internal/llm"
 	"creator/internal/transcript"
 	"creator/tools"
 	"encoding/json"
@@ -177,14 +176,8 @@ func CoverageOf(j *workspace.Job, info workspace.Info) (coverage.Report, error) 
 		if err != nil {
 			return coverage.Report{}, err
 		}
-		var msgs []llm.Message
-		for _, r := range recs {
-			if r.Type == transcript.TypeMessage && r.Message != nil {
-				msgs = append(msgs, *r.Message)
-			}
-		}
 		ledger = coverage.New(nil)
-		tools.ReplayCoverage(ledger, msgs)
+		tools.ReplayCoverage(ledger, transcript.Messages(recs))
 	}
 	var documents []string
 	for _, in := range info.Inputs {

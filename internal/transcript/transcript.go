@@ -171,3 +171,16 @@ func Parse(r io.Reader) ([]Record, error) {
 		}
 	}
 }
+
+// Messages are the messages of a transcript, in order: every message
+// record as it was appended, whatever compactions later did to the
+// conversation (agent.Rebuild gives the conversation).
+func Messages(recs []Record) []llm.Message {
+	var msgs []llm.Message
+	for _, r := range recs {
+		if r.Type == TypeMessage && r.Message != nil {
+			msgs = append(msgs, *r.Message)
+		}
+	}
+	return msgs
+}
