@@ -102,6 +102,16 @@ type Info struct {
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
 }
 
+// InputNames are the names of the job's input files, in order; nil when
+// there are none.
+func (i Info) InputNames() []string {
+	var names []string
+	for _, in := range i.Inputs {
+		names = append(names, in.Name)
+	}
+	return names
+}
+
 // Paths of the job's own files, relative to the job folder.
 const (
 	InstructionsFile = "instructions.md"

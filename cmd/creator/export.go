@@ -84,9 +84,7 @@ func runExport(o *exportOptions) error {
 	}
 	src.Time, src.Version = o.now(), versionString()
 	if info, err := job.Info(); err == nil && len(src.Documents) == 0 {
-		for _, in := range info.Inputs {
-			src.Documents = append(src.Documents, in.Name)
-		}
+		src.Documents = info.InputNames()
 	}
 	out, err := export.Render(format, src)
 	if err != nil {

@@ -23,11 +23,7 @@ import (
 func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info workspace.Info) error {
 	cfg := r.cfg
 	journal := transcript.NewWriter(r.job)
-	var documents []string
-	for _, in := range info.Inputs {
-		documents = append(documents, in.Name)
-	}
-	cov, err := openCoverage(r.job, cfg.Transcript, documents, r.report)
+	cov, err := openCoverage(r.job, cfg.Transcript, info.InputNames(), r.report)
 	if err != nil {
 		return err
 	}

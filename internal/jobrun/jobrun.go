@@ -287,13 +287,12 @@ func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
 // FirstMessage opens the conversation: the job and its input files, also
 // as data.
 func FirstMessage(id string, info workspace.Info) llm.Message {
-	var docs, names []string
+	var docs []string
 	for _, in := range info.Inputs {
 		docs = append(docs, fmt.Sprintf("input/%s (%s)", in.Name, humanize.Bytes(in.Bytes)))
-		names = append(names, in.Name)
 	}
 	return llm.Message{Content: fmt.Sprintf("Job %s. Source documents: %s. Start by reading instructions.md.", id, strings.Join(docs, ", ")),
-		Data: llm.MessageData{Value: llm.ValueOf(workspace.Assignment{Job: id, Inputs: names})}}
+		Data: llm.MessageData{Value: llm.ValueOf(workspace.Assignment{Job: id, Inputs: info.InputNames()})}}
 }
 
 // conclude records how the run ended, writes the output of a job stopped

@@ -179,11 +179,7 @@ func CoverageOf(j *workspace.Job, info workspace.Info) (coverage.Report, error) 
 		ledger = coverage.New(nil)
 		tools.ReplayCoverage(ledger, transcript.Messages(recs))
 	}
-	var documents []string
-	for _, in := range info.Inputs {
-		documents = append(documents, in.Name)
-	}
-	return ledger.MeasureJob(j, documents)
+	return ledger.MeasureJob(j, info.InputNames())
 }
 
 // Resumable reports whether `creator resume` can continue a job in state.

@@ -126,15 +126,11 @@ func (p *Display) IndexOpened(st index.SyncStats, err error) {
 
 // Started prints the first line and, on a terminal, starts the live line.
 func (p *Display) Started(s jobrun.Start) {
-	var names []string
-	for _, in := range s.Info.Inputs {
-		names = append(names, in.Name)
-	}
 	verb := "started"
 	if s.Resumed {
 		verb = "resumed"
 	}
-	p.printf("creator: job '%s' %s with model %s on %s (folder %s)", s.Job.ID, verb, s.Model, strings.Join(names, ", "), s.Job.Dir)
+	p.printf("creator: job '%s' %s with model %s on %s (folder %s)", s.Job.ID, verb, s.Model, strings.Join(s.Info.InputNames(), ", "), s.Job.Dir)
 	if p.verbose {
 		c := s.Context
 		p.printf("creator: context window %s tokens; clearing from %s, summary at %s, %d tool results kept, results over %s tokens saved to .agent/results/; counted with %s",
