@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"creator/internal/reqstore"
 )
 
 // File is where the ledger is kept, relative to the job folder.
@@ -198,6 +200,21 @@ func (l *Ledger) Entry(file string) (Entry, bool) {
 	c := *e
 	c.Read = slices.Clone(e.Read)
 	return c, true
+}
+
+// Cited are the chunks saved requirements cite, of the entries of
+// reqstore.List; an entry that cannot be read cites none.
+func Cited(saved []reqstore.Entry) map[string]bool {
+	cited := map[string]bool{}
+	for _, e := range saved {
+		if e.Err != nil {
+			continue
+		}
+		for _, c := range e.Record.Citations {
+			cited[c.Chunk] = true
+		}
+	}
+	return cited
 }
 
 // IsNotExist reports whether err means a file is missing.

@@ -173,16 +173,7 @@ func CitedChunks(files reqstore.FS) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	cited := map[string]bool{}
-	for _, e := range entries {
-		if e.Err != nil {
-			continue
-		}
-		for _, c := range e.Record.Citations {
-			cited[c.Chunk] = true
-		}
-	}
-	return cited, nil
+	return Cited(entries), nil
 }
 
 // Summary is the coverage as summary.md reports it.

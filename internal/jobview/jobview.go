@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"creator/internal/offlinemodel"
+	"creator/internal/reqstore"
 	"creator/internal/telemetry"
 	"creator/planner"
 	"creator/workspace"
@@ -151,9 +152,13 @@ func Of(j *workspace.Job, withTasks bool) View {
 	case !errors.Is(err, planner.ErrNoPlan):
 		v.Error = err.Error()
 	}
-	v.Requirements = CountRequirements(j.Dir)
-	if r, err := CoverageOf(j, info); err == nil {
-		v.Coverage = &r
+	// Every final.json is read once, for the count and the citations.
+	saved, err := reqstore.Open(j).List()
+	v.Requirements = countSaved(j.Dir, saved, err)
+	if err == nil {
+		if r, err := coverageOf(j, info, saved); err == nil {
+			v.Coverage = &r
+		}
 	}
 	v.LastActivity = v.UpdatedAt
 	if e, ok := lastEvent(j.Dir); ok && e.Time.After(v.LastActivity) {
@@ -170,6 +175,16 @@ func Of(j *workspace.Job, withTasks bool) View {
 // CoverageOf measures a job's coverage from its files: the ledger, or
 // when it is missing, what the transcript says was read and declared.
 func CoverageOf(j *workspace.Job, info workspace.Info) (coverage.Report, error) {
+	saved, err := reqstore.Open(j).List()
+	if err != nil {
+		return coverage.Report{}, err
+	}
+	return coverageOf(j, info, saved)
+}
+
+// coverageOf is CoverageOf with the saved requirements as reqstore.List
+// read them.
+func coverageOf(j *workspace.Job, info workspace.Info, saved []reqstore.Entry) (coverage.Report, error) {
 	ledger, ok := coverage.Load(j.Internal)
 	if !ok {
 		recs, err := transcript.Load(j)
@@ -179,7 +194,11 @@ func CoverageOf(j *workspace.Job, info workspace.Info) (coverage.Report, error) 
 		ledger = coverage.New(nil)
 		tools.ReplayCoverage(ledger, transcript.Messages(recs))
 	}
-	return ledger.MeasureJob(j, info.InputNames())
+	man, err := coverage.Manifest(j)
+	if err != nil {
+		return coverage.Report{}, err
+	}
+	return ledger.Measure(man, coverage.Cited(saved), info.InputNames()), nil
 }
 
 // Resumable reports whether `creator resume` can continue a job in state.
@@ -193,19 +212,46 @@ func Resumable(state string) bool {
 
 // CountRequirements counts the saved requirements (requirements/req_*/final.json).
 func CountRequirements(dir string) int {
+	return countFolders(dir, func(folder string) bool { return finalExists(dir, folder) })
+}
+
+// countSaved counts as CountRequirements does from what reqstore.List
+// (err its error) read: a folder whose final.json it read holds one, a
+// folder it left out has no final.json, and one whose final.json it could
+// not read holds one if the file exists.
+func countSaved(dir string, saved []reqstore.Entry, err error) int {
+	if err != nil {
+		return CountRequirements(dir)
+	}
+	read := make(map[string]bool, len(saved))
+	for _, e := range saved {
+		read[e.Folder] = e.Err == nil
+	}
+	return countFolders(dir, func(folder string) bool {
+		ok, listed := read[folder]
+		return listed && (ok || finalExists(dir, folder))
+	})
+}
+
+// countFolders counts the folders requirements/req_* for which saved holds.
+func countFolders(dir string, saved func(folder string) bool) int {
 	entries, err := os.ReadDir(filepath.Join(dir, "requirements"))
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), "req_") {
-			if _, err := os.Stat(filepath.Join(dir, "requirements", e.Name(), "final.json")); err == nil {
-				n++
-			}
+		if e.IsDir() && strings.HasPrefix(e.Name(), "req_") && saved(e.Name()) {
+			n++
 		}
 	}
 	return n
+}
+
+// finalExists reports whether requirements/folder/final.json exists.
+func finalExists(dir, folder string) bool {
+	_, err := os.Stat(filepath.Join(dir, "requirements", folder, "final.json"))
+	return err == nil
 }
 
 // lastPublication finds the job's last published event, if any.
