@@ -13,6 +13,7 @@ import (
 
 	"creator/internal/agent"
 	"creator/internal/jobrun"
+	"creator/internal/jobview"
 	"creator/internal/offlinemodel"
 	"creator/internal/telemetry"
 	"creator/internal/transcript"
@@ -180,9 +181,17 @@ func TestRunStopsAtABudgetAndResumes(t *testing.T) {
 	if info, _ := job.Info(); info.Status != workspace.StatusStopped || info.StopReason != out.Agent.Reason {
 		t.Fatalf("job.json %+v", info)
 	}
-	// The ledger is rebuilt from the transcript when it is lost.
+	// The ledger is rebuilt from the transcript when it is lost: status
+	// measures the same coverage from the transcript, and so does the
+	// resumed run.
+	stopped := measure(t, job)
 	if err := os.Remove(filepath.Join(job.Dir, coverage.File)); err != nil {
 		t.Fatal(err)
+	}
+	if info, err := job.Info(); err != nil {
+		t.Fatal(err)
+	} else if got, err := jobview.CoverageOf(job, info); err != nil || !reflect.DeepEqual(got, stopped) || stopped.Read == 0 {
+		t.Fatalf("coverage without the ledger %+v, %v; with it %+v", got, err, stopped)
 	}
 	recs, err := transcript.Load(job)
 	if err != nil || recs == nil {
