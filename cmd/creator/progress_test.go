@@ -40,7 +40,7 @@ func TestProgressLineOnATerminal(t *testing.T) {
 		t.Fatalf("%d redraws:\n%q", len(draws), stderr)
 	}
 	lineRE := regexp.MustCompile(`^step \d+ · (\d+/\d+ tasks · )?(\d+/\d+ chunks covered · )?\d+ requirements? · [\d,]+ tokens · \d+s( · task \d+\. .*)?$`)
-	sawTask := false
+	sawTask, sawCoverage := false, false
 	for _, d := range draws[1:] {
 		line, _, _ := strings.Cut(d, "\n") // a printed line may follow a clear
 		if line == "" || strings.HasPrefix(line, "creator:") {
@@ -53,6 +53,10 @@ func TestProgressLineOnATerminal(t *testing.T) {
 			t.Errorf("progress line %q", line)
 		}
 		sawTask = sawTask || strings.Contains(line, "· task ")
+		sawCoverage = sawCoverage || strings.Contains(line, "· 1/1 chunks covered ·")
+	}
+	if !sawCoverage {
+		t.Errorf("the line never showed the chunk covered:\n%q", stderr)
 	}
 	if !sawTask || !strings.Contains(stderr, "· 3/3 tasks ·") {
 		t.Errorf("the line never showed the current task or the tasks done:\n%q", stderr)
