@@ -44,15 +44,14 @@ func runBuiltin(t *testing.T, doc, id string) string {
 	}
 	dir := filepath.Join(root, "job_"+id)
 	assertStepsProportional(t, dir)
-	assertCovered(t, root, id)
+	assertCovered(t, dir)
 	return dir
 }
 
 // assertCovered checks that the job's documents are covered: every chunk
 // read in full, and cited by a requirement or declared empty.
-func assertCovered(t *testing.T, root, id string) {
+func assertCovered(t *testing.T, dir string) {
 	t.Helper()
-	dir := filepath.Join(root, "job_"+id)
 	if _, err := os.Stat(filepath.Join(dir, coverage.File)); err != nil {
 		t.Fatalf("no coverage ledger: %v", err)
 	}
@@ -60,7 +59,7 @@ func assertCovered(t *testing.T, root, id string) {
 	if !r.Meets(1) {
 		t.Errorf("coverage %s: %s", r, r.Missing(10))
 	}
-	t.Logf("%s: %s; %d cited, %d declared empty", id, r, r.Cited, r.DeclaredEmpty)
+	t.Logf("%s: %s; %d cited, %d declared empty", strings.TrimPrefix(filepath.Base(dir), "job_"), r, r.Cited, r.DeclaredEmpty)
 }
 
 // assertStepsProportional checks that the built-in model made progress at
@@ -217,12 +216,7 @@ func TestBuiltinNIST80053(t *testing.T) {
 		t.Skip("a whole job")
 	}
 	dir := runBuiltin(t, corpusPath(t, "NIST.SP.800-53r3.pdf"), "sp53")
-	job, err := workspace.Open(filepath.Dir(dir), "sp53")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer job.Close()
-	recs, err := transcript.Load(job)
+	recs, err := transcript.Load(openDir(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +391,7 @@ func TestBuiltinBudgetStopThenResume(t *testing.T) {
 	if code, _, stderr := cli(t, "resume", "--workspace", root, "--job", "part", "--quiet", "--max-steps", "500"); code != 0 {
 		t.Fatalf("resume: exit %d:\n%s", code, stderr)
 	}
-	assertCovered(t, root, "part")
+	assertCovered(t, dir)
 	_, resumed := readRequirements(t, dir)
 	_, whole := readRequirements(t, runBuiltin(t, doc, "whole"))
 	if !bytes.Equal(resumed, whole) {

@@ -431,11 +431,7 @@ func TestKillAtRandomMoments(t *testing.T) {
 // coverageOf measures the coverage of the job in dir.
 func coverageOf(t *testing.T, dir string) coverage.Report {
 	t.Helper()
-	j, err := workspace.Open(filepath.Dir(dir), strings.TrimPrefix(filepath.Base(dir), "job_"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j := openDir(t, dir)
 	info, err := j.Info()
 	if err != nil {
 		t.Fatal(err)

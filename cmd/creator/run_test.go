@@ -525,6 +525,12 @@ func mustOpen(t *testing.T, root, id string) *workspace.Job {
 	return j
 }
 
+// openDir opens the job whose folder is dir (…/ws/job_<id>).
+func openDir(t *testing.T, dir string) *workspace.Job {
+	t.Helper()
+	return mustOpen(t, filepath.Dir(dir), strings.TrimPrefix(filepath.Base(dir), "job_"))
+}
+
 func TestCostBudget(t *testing.T) {
 	t.Parallel()
 	e := newJobEnv(t, smallJob())

@@ -99,14 +99,18 @@ func config(job *workspace.Job, rep jobrun.Reporter, maxSteps int) jobrun.Config
 		Settings: workspace.Settings{MaxSteps: maxSteps, Tokenizer: "o200k_base"}, Reporter: rep}
 }
 
-// measure is the coverage of a job as its files give it.
+// measure is the coverage of a job as status measures it, from a ledger
+// that must be there.
 func measure(t *testing.T, job *workspace.Job) coverage.Report {
 	t.Helper()
-	ledger, ok := coverage.Load(job.Internal)
-	if !ok {
+	if _, ok := coverage.Load(job.Internal); !ok {
 		t.Fatal("no coverage ledger")
 	}
-	r, err := ledger.MeasureJob(job, []string{"policy.txt"})
+	info, err := job.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := jobview.CoverageOf(job, info)
 	if err != nil {
 		t.Fatal(err)
 	}
