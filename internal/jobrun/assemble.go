@@ -124,7 +124,7 @@ func (u *usageRecorder) ModelCalled(c agent.ModelCall) {
 	n := u.compactions
 	u.mu.Unlock()
 	_, _ = u.job.UpdateInfo(func(i *workspace.Info) {
-		i.Usage = UsageOf(c.Totals, u.priced, n)
+		i.Usage = usageOf(c.Totals, u.priced, n)
 	})
 }
 

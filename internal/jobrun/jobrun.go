@@ -266,7 +266,7 @@ func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
 
 	var out agent.Outcome
 	var err error
-	first := FirstMessage(r.job.ID, info)
+	first := firstMessage(r.job.ID, info)
 	if r.resuming {
 		out, err = r.agent.ResumeRebuilt(ctx, conv, startTotals, first)
 	} else {
@@ -284,9 +284,9 @@ func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
 	return o, nil
 }
 
-// FirstMessage opens the conversation: the job and its input files, also
+// firstMessage opens the conversation: the job and its input files, also
 // as data.
-func FirstMessage(id string, info workspace.Info) llm.Message {
+func firstMessage(id string, info workspace.Info) llm.Message {
 	var docs []string
 	for _, in := range info.Inputs {
 		docs = append(docs, fmt.Sprintf("input/%s (%s)", in.Name, humanize.Bytes(in.Bytes)))
@@ -367,13 +367,13 @@ func (r *run) finish(status workspace.Status, reason string, t agent.Totals) {
 	now := r.now().UTC()
 	_, _ = r.job.UpdateInfo(func(i *workspace.Info) {
 		i.Status, i.StopReason = status, reason
-		i.Usage = UsageOf(t, r.cfg.Priced, i.Usage.Compactions)
+		i.Usage = usageOf(t, r.cfg.Priced, i.Usage.Compactions)
 		i.FinishedAt = &now
 	})
 }
 
-// UsageOf is the job.json form of the totals.
-func UsageOf(t agent.Totals, priced bool, compactions int) workspace.Usage {
+// usageOf is the job.json form of the totals.
+func usageOf(t agent.Totals, priced bool, compactions int) workspace.Usage {
 	u := workspace.Usage{Steps: t.Steps, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, CachedTokens: t.CachedTokens, Compactions: compactions}
 	if priced {
 		c := t.CostUSD
