@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"sort"
 	"strings"
@@ -216,9 +215,6 @@ func Cited(saved []reqstore.Entry) map[string]bool {
 	}
 	return cited
 }
-
-// IsNotExist reports whether err means a file is missing.
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
 // Store is where the ledger is kept, nil when in memory only.
 func (l *Ledger) Store() Store { return l.store }

@@ -1,7 +1,9 @@
 package coverage
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -158,7 +160,7 @@ func Manifest(files interface {
 	ReadInternal(string) ([]byte, error)
 }) (document.Manifest, error) {
 	data, err := files.ReadInternal(document.ManifestFile)
-	if isNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return document.Manifest{}, nil
 	}
 	if err != nil {
