@@ -123,7 +123,10 @@ func override[T comparable](o *runOptions, flag string, dst *T, v T) {
 	}
 }
 
-// fill takes the recorded v for a flag neither given nor set otherwise.
+// fill takes the recorded v for a flag neither given nor set otherwise:
+// for these flags (the price, the embedding model and its server) the
+// environment (CREATOR_PRICE_IN, CREATOR_EMBED_MODEL…) wins over the
+// record, where override takes the record over the environment.
 func fill[T comparable](o *runOptions, flag string, dst *T, v T) {
 	var zero T
 	if !o.changed(flag) && *dst == zero && v != zero {
