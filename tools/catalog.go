@@ -11,8 +11,6 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"creator/internal/llm"
 )
 
@@ -160,7 +158,7 @@ func (c *Catalog) searchTool() Tool {
 		func(_ context.Context, a searchToolsArgs) (llm.ToolResult, error) {
 			found := FoundTools{Query: a.Query, Tools: []FoundTool{}}
 			for _, t := range rankTools(c.reg.Tools(), a.Query, maxFoundTools) {
-				found.Tools = append(found.Tools, FoundTool{Name: t.Name(), Description: t.Description(), Arguments: arguments(t.Schema())})
+				found.Tools = append(found.Tools, FoundTool{Name: t.Name(), Description: t.Description(), Arguments: expected(t)})
 			}
 			var names []string
 			for _, t := range found.Tools {
@@ -183,13 +181,13 @@ func foundText(f FoundTools, known []string) string {
 	return b.String()
 }
 
-// arguments renders a tool's argument schema compactly.
-func arguments(raw json.RawMessage) string {
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "{}"
+// expected renders a tool's arguments compactly, fields in the order
+// its schema declares them.
+func expected(t Tool) string {
+	if e, ok := t.(interface{ expected() string }); ok {
+		return e.expected()
 	}
-	return signature(&s)
+	return "{}"
 }
 
 // rankTools ranks tools by BM25 over the words of their name and

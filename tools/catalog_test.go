@@ -86,8 +86,18 @@ func TestSearchToolsFindsAndLoads(t *testing.T) {
 	if !ok || len(found.Tools) == 0 || found.Tools[0].Name != "chunk_document" {
 		t.Fatalf("found %+v, want chunk_document first\n%s", res.Data, res.Text)
 	}
-	if found.Tools[0].Arguments == "" || found.Tools[0].Description == "" {
-		t.Errorf("found tool lacks its description or arguments: %+v", found.Tools[0])
+	if found.Tools[0].Description == "" {
+		t.Errorf("found tool lacks its description: %+v", found.Tools[0])
+	}
+	// The arguments in the order the tool declares them, every time.
+	if want := `{"path": string, "max_tokens"?: integer}`; found.Tools[0].Arguments != want {
+		t.Errorf("chunk_document's arguments are %s, want %s", found.Tools[0].Arguments, want)
+	}
+	for range 5 {
+		again, err := c.Call(context.Background(), SearchToolsName, json.RawMessage(`{"query":"split a document into chunks"}`))
+		if err != nil || again.Text != res.Text {
+			t.Fatalf("the same search gave\n%s\nthen\n%s (%v)", res.Text, again.Text, err)
+		}
 	}
 	if !slices.Contains(names(c.Definitions()), "chunk_document") {
 		t.Error("chunk_document is not sent after it was found")
