@@ -37,6 +37,7 @@ type Catalog struct {
 
 	mu     sync.Mutex
 	loaded map[string]bool
+	defs   []llm.ToolDef // sent now: rebuilt when a tool is loaded
 }
 
 // NewCatalog registers tools and search_tools; the tools named in deferred
@@ -56,13 +57,20 @@ func NewCatalog(tools []Tool, deferred []string) (*Catalog, error) {
 		}
 	}
 	c.reg = reg
+	c.defs = c.sent()
 	return c, nil
 }
 
 // Definitions are the core tools and the loaded ones, in registry order.
+// The slice is shared: callers must not change it.
 func (c *Catalog) Definitions() []llm.ToolDef {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return slices.Clip(c.defs)
+}
+
+// sent builds Definitions; c.mu is held or c not yet shared.
+func (c *Catalog) sent() []llm.ToolDef {
 	var defs []llm.ToolDef
 	for _, d := range c.reg.Definitions() {
 		if !c.deferred[d.Name] || c.loaded[d.Name] {
@@ -106,10 +114,15 @@ func (c *Catalog) Call(ctx context.Context, name string, args json.RawMessage) (
 func (c *Catalog) load(names ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	added := false
 	for _, n := range names {
-		if c.deferred[n] {
+		if c.deferred[n] && !c.loaded[n] {
 			c.loaded[n] = true
+			added = true
 		}
+	}
+	if added {
+		c.defs = c.sent()
 	}
 }
 
