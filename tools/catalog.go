@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode"
 
+	"creator/internal/agent"
 	"creator/internal/llm"
 )
 
@@ -127,18 +128,19 @@ func (c *Catalog) load(names ...string) {
 }
 
 // Restore loads what a conversation so far found and called, from its
-// tool messages, so that a resumed job sends the same tools.
+// tool messages, so that a resumed job sends the same tools. Calls the
+// loop answered as not run are skipped: the job did not call their tool,
+// so did not load it. Nor did it load the tool of a call cut off by an
+// interruption: that call is answered by the run that resumes, which had
+// no result of it to restore.
 func (c *Catalog) Restore(msgs []llm.Message) {
 	for _, m := range msgs {
-		if m.Role != llm.RoleTool {
+		if m.Role != llm.RoleTool || agent.NotRun(m.Data) {
 			continue
 		}
 		c.load(m.ToolName)
-		if m.ToolName != SearchToolsName || len(m.Data.Value) == 0 {
-			continue
-		}
 		var found FoundTools
-		if json.Unmarshal(m.Data.Value, &found) == nil {
+		if m.ToolName == SearchToolsName && m.Data.Decode(&found) {
 			for _, t := range found.Tools {
 				c.load(t.Name)
 			}

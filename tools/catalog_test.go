@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"creator/internal/agent"
 	"creator/internal/coverage"
 	"creator/internal/index"
 	"creator/internal/llm"
@@ -176,12 +177,17 @@ func TestCatalogRestoresFromConversation(t *testing.T) {
 		msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolName: call.name, Content: res.Text,
 			Data: llm.MessageData{Failed: err != nil, Value: llm.ValueOf(res.Data)}})
 	}
+	// Calls the loop answered itself, without calling the tool, load
+	// nothing.
+	msgs = append(msgs,
+		llm.Message{Role: llm.RoleTool, ToolName: "finalize_output", Content: "error: not run", Data: llm.MessageData{Kind: agent.KindNotRun, Failed: true}},
+		llm.Message{Role: llm.RoleTool, ToolName: "delete_file", Content: agent.InterruptedResult, Data: llm.MessageData{Kind: agent.KindInterrupted, Failed: true}})
 	resumed := newCatalog(t)
 	resumed.Restore(msgs)
 	if !slices.Equal(names(resumed.Definitions()), names(live.Definitions())) {
 		t.Errorf("resumed with %v, the run had %v", names(resumed.Definitions()), names(live.Definitions()))
 	}
-	if len(resumed.Loaded()) < 2 {
-		t.Errorf("loaded only %v", resumed.Loaded())
+	if want := []string{"extract_document_text", "chunk_document", "save_requirement", "declare_chunk_empty"}; !slices.Equal(resumed.Loaded(), want) || !slices.Equal(live.Loaded(), want) {
+		t.Errorf("resumed with %v loaded, the run had %v, want %v", resumed.Loaded(), live.Loaded(), want)
 	}
 }
