@@ -121,7 +121,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 		case errContext:
 			return Response{}, fmt.Errorf("%w: %s", ErrContextLength, describeError(err))
 		case errFatal:
-			return Response{}, fmt.Errorf("model server at %s: %s", c.cfg.BaseURL, describeError(err))
+			return Response{}, fmt.Errorf("model server at %s: %s", SafeURL(c.cfg.BaseURL), describeError(err))
 		}
 		last = err
 		if attempt >= c.cfg.MaxAttempts {
@@ -131,7 +131,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 			return Response{}, err
 		}
 	}
-	msg := fmt.Sprintf("model server at %s failed %d times: %s", c.cfg.BaseURL, c.cfg.MaxAttempts, describeError(last))
+	msg := fmt.Sprintf("model server at %s failed %d times: %s", SafeURL(c.cfg.BaseURL), c.cfg.MaxAttempts, describeError(last))
 	if isUnreachable(last) {
 		return Response{}, fmt.Errorf("%w: %s", ErrUnreachable, msg)
 	}
