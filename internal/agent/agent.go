@@ -431,10 +431,12 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 	var result string
 	repeat := visible && past.same(outcome, err != nil)
 	switch {
-	case repeat && err != nil:
-		result, kind = repeatResult(past, err.Error(), r.repeats.run+1 >= MaxRepeats-1), KindRepeat
 	case repeat:
-		result, kind = repeatResult(past, "", r.repeats.run+1 >= MaxRepeats-1), KindRepeat
+		errText := ""
+		if err != nil {
+			errText = err.Error()
+		}
+		result, kind = repeatResult(past, errText, r.repeats.run+1 >= MaxRepeats-1), KindRepeat
 	case err != nil:
 		result = humanize.WithNotes("error: "+err.Error(), taken.notes)
 	default:
