@@ -81,9 +81,6 @@ func (c *Catalog) sent() []llm.ToolDef {
 	return defs
 }
 
-// AllDefinitions describes every tool, loaded or not.
-func (c *Catalog) AllDefinitions() []llm.ToolDef { return c.reg.Definitions() }
-
 // Known names every tool the model may call, in registry order.
 func (c *Catalog) Known() []string {
 	var names []string
