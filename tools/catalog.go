@@ -177,13 +177,15 @@ func (c *Catalog) searchTool() Tool {
 				names = append(names, t.Name)
 			}
 			c.load(names...)
-			return llm.ToolResult{Text: foundText(found, c.Known()), Data: found}, nil
+			return llm.ToolResult{Text: foundText(found, c.Known), Data: found}, nil
 		})
 }
 
-func foundText(f FoundTools, known []string) string {
+// foundText is search_tools's text; known names every tool, for a
+// search that found none.
+func foundText(f FoundTools, known func() []string) string {
 	if len(f.Tools) == 0 {
-		return fmt.Sprintf("No tool matches %q. The tools are: %s.", f.Query, strings.Join(known, ", "))
+		return fmt.Sprintf("No tool matches %q. The tools are: %s.", f.Query, strings.Join(known(), ", "))
 	}
 	var b strings.Builder
 	for _, t := range f.Tools {
