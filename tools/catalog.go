@@ -35,6 +35,7 @@ func DeferredTools() []string {
 type Catalog struct {
 	reg      *Registry
 	deferred map[string]bool
+	index    *toolIndex // for search_tools
 
 	mu     sync.Mutex
 	loaded map[string]bool
@@ -58,6 +59,7 @@ func NewCatalog(tools []Tool, deferred []string) (*Catalog, error) {
 		}
 	}
 	c.reg = reg
+	c.index = newToolIndex(reg.Tools())
 	c.defs = c.sent()
 	return c, nil
 }
@@ -169,7 +171,7 @@ func (c *Catalog) searchTool() Tool {
 	return FuncResult(SearchToolsName, "Find more tools by words (e.g. chunk, save requirement, finalize) and get their descriptions and arguments; they are available from your next answer on.",
 		func(_ context.Context, a searchToolsArgs) (llm.ToolResult, error) {
 			found := FoundTools{Query: a.Query, Tools: []FoundTool{}}
-			for _, t := range rankTools(c.reg.Tools(), a.Query, maxFoundTools) {
+			for _, t := range c.index.rank(a.Query, maxFoundTools) {
 				found.Tools = append(found.Tools, FoundTool{Name: t.Name(), Description: t.Description(), Arguments: expected(t)})
 			}
 			var names []string
@@ -204,59 +206,66 @@ func expected(t Tool) string {
 	return "{}"
 }
 
-// rankTools ranks tools by BM25 over the words of their name and
-// description; search_tools itself is not among them.
-func rankTools(all []Tool, query string, limit int) []Tool {
-	var docs [][]string
-	var cands []Tool
+// toolIndex ranks tools by BM25 over the words of their name and
+// description; search_tools itself is not among them. The tools' words
+// are counted once, when the catalog is made.
+type toolIndex struct {
+	tools []Tool
+	tf    []map[string]int // each tool's words, counted
+	lens  []float64        // each tool's word count
+	df    map[string]int   // how many tools have each word
+	avg   float64          // mean word count
+}
+
+func newToolIndex(all []Tool) *toolIndex {
+	x := &toolIndex{df: map[string]int{}}
 	for _, t := range all {
 		if t.Name() == SearchToolsName {
 			continue
 		}
-		cands = append(cands, t)
-		docs = append(docs, toolWords(t.Name()+" "+t.Name()+" "+t.Description()))
-	}
-	terms := toolWords(query)
-	avg := 0.0
-	for _, d := range docs {
-		avg += float64(len(d))
-	}
-	avg /= float64(max(len(docs), 1))
-	df := map[string]int{}
-	for _, d := range docs {
-		seen := map[string]bool{}
-		for _, w := range d {
-			if !seen[w] {
-				seen[w] = true
-				df[w]++
-			}
-		}
-	}
-	const k1, b = 1.2, 0.75
-	scores := make([]float64, len(docs))
-	for i, d := range docs {
+		words := toolWords(t.Name() + " " + t.Name() + " " + t.Description())
 		tf := map[string]int{}
-		for _, w := range d {
+		for _, w := range words {
+			if tf[w] == 0 {
+				x.df[w]++
+			}
 			tf[w]++
 		}
+		x.tools = append(x.tools, t)
+		x.tf = append(x.tf, tf)
+		x.lens = append(x.lens, float64(len(words)))
+		x.avg += float64(len(words))
+	}
+	x.avg /= float64(max(len(x.tools), 1))
+	return x
+}
+
+// rank returns at most limit tools matching query, best first; ties keep
+// the registry's order.
+func (x *toolIndex) rank(query string, limit int) []Tool {
+	terms := toolWords(query)
+	const k1, b = 1.2, 0.75
+	n := float64(len(x.tools))
+	scores := make([]float64, len(x.tools))
+	for i, tf := range x.tf {
 		for _, q := range terms {
 			f := float64(tf[q])
 			if f == 0 {
 				continue
 			}
-			idf := math.Log(1 + (float64(len(docs))-float64(df[q])+0.5)/(float64(df[q])+0.5))
-			scores[i] += idf * f * (k1 + 1) / (f + k1*(1-b+b*float64(len(d))/avg))
+			idf := math.Log(1 + (n-float64(x.df[q])+0.5)/(float64(x.df[q])+0.5))
+			scores[i] += idf * f * (k1 + 1) / (f + k1*(1-b+b*x.lens[i]/x.avg))
 		}
 	}
-	order := make([]int, len(cands))
+	order := make([]int, len(x.tools))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(x, y int) bool { return scores[order[x]] > scores[order[y]] })
+	sort.SliceStable(order, func(p, q int) bool { return scores[order[p]] > scores[order[q]] })
 	var out []Tool
 	for _, i := range order {
 		if scores[i] > 0 && len(out) < limit {
-			out = append(out, cands[i])
+			out = append(out, x.tools[i])
 		}
 	}
 	return out
