@@ -131,10 +131,9 @@ type Manager struct {
 	files   Files
 	journal agent.Journal
 	brief   func() Brief
-	fixed   int // tokens of the system prompt and the tool definitions
-	system  int // tokens of the system prompt alone
-	// tools, when set, gives the definitions each request sends; they are
-	// counted then instead of those given to New.
+	system  int // tokens of the system prompt
+	// tools gives the definitions each request sends: those given to New,
+	// or what FollowTools set. Each is counted once, by name.
 	tools    func() []llm.ToolDef
 	defCache map[string]int
 
@@ -150,13 +149,10 @@ type Manager struct {
 // New returns a manager. system and tools are counted once; brief builds
 // the workspace brief attached to summaries.
 func New(cfg Config, model llm.Model, count Counter, files Files, journal agent.Journal, brief func() Brief, system string, tools []llm.ToolDef) *Manager {
-	m := &Manager{cfg: cfg.Resolved(), model: model, count: count, files: files, journal: journal, brief: brief, cache: map[[32]byte]int{}}
+	m := &Manager{cfg: cfg.Resolved(), model: model, count: count, files: files, journal: journal, brief: brief, cache: map[[32]byte]int{},
+		tools: func() []llm.ToolDef { return tools }, defCache: map[string]int{}}
 	m.nextClear = m.cfg.ClearAt
 	m.system = count.Count(system) + 4
-	m.fixed = m.system
-	for _, t := range tools {
-		m.fixed += m.defTokens(t)
-	}
 	return m
 }
 
@@ -176,9 +172,6 @@ func (m *Manager) FollowTools(defs func() []llm.ToolDef) {
 func (m *Manager) fixedTokens() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.tools == nil {
-		return m.fixed
-	}
 	n := m.system
 	for _, t := range m.tools() {
 		c, ok := m.defCache[t.Name]

@@ -11,8 +11,7 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
+	"creator/internal/agent"
 	"creator/internal/llm"
 )
 
@@ -36,9 +35,11 @@ func DeferredTools() []string {
 type Catalog struct {
 	reg      *Registry
 	deferred map[string]bool
+	index    *toolIndex // for search_tools
 
 	mu     sync.Mutex
 	loaded map[string]bool
+	defs   []llm.ToolDef // sent now: rebuilt when a tool is loaded
 }
 
 // NewCatalog registers tools and search_tools; the tools named in deferred
@@ -58,13 +59,21 @@ func NewCatalog(tools []Tool, deferred []string) (*Catalog, error) {
 		}
 	}
 	c.reg = reg
+	c.index = newToolIndex(reg.Tools())
+	c.defs = c.sent()
 	return c, nil
 }
 
 // Definitions are the core tools and the loaded ones, in registry order.
+// The slice is shared: callers must not change it.
 func (c *Catalog) Definitions() []llm.ToolDef {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return slices.Clip(c.defs)
+}
+
+// sent builds Definitions; c.mu is held or c not yet shared.
+func (c *Catalog) sent() []llm.ToolDef {
 	var defs []llm.ToolDef
 	for _, d := range c.reg.Definitions() {
 		if !c.deferred[d.Name] || c.loaded[d.Name] {
@@ -73,9 +82,6 @@ func (c *Catalog) Definitions() []llm.ToolDef {
 	}
 	return defs
 }
-
-// AllDefinitions describes every tool, loaded or not.
-func (c *Catalog) AllDefinitions() []llm.ToolDef { return c.reg.Definitions() }
 
 // Known names every tool the model may call, in registry order.
 func (c *Catalog) Known() []string {
@@ -108,26 +114,32 @@ func (c *Catalog) Call(ctx context.Context, name string, args json.RawMessage) (
 func (c *Catalog) load(names ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	added := false
 	for _, n := range names {
-		if c.deferred[n] {
+		if c.deferred[n] && !c.loaded[n] {
 			c.loaded[n] = true
+			added = true
 		}
+	}
+	if added {
+		c.defs = c.sent()
 	}
 }
 
 // Restore loads what a conversation so far found and called, from its
-// tool messages, so that a resumed job sends the same tools.
+// tool messages, so that a resumed job sends the same tools. Calls the
+// loop answered as not run are skipped: the job did not call their tool,
+// so did not load it. Nor did it load the tool of a call cut off by an
+// interruption: that call is answered by the run that resumes, which had
+// no result of it to restore.
 func (c *Catalog) Restore(msgs []llm.Message) {
 	for _, m := range msgs {
-		if m.Role != llm.RoleTool {
+		if m.Role != llm.RoleTool || agent.NotRun(m.Data) {
 			continue
 		}
 		c.load(m.ToolName)
-		if m.ToolName != SearchToolsName || len(m.Data.Value) == 0 {
-			continue
-		}
 		var found FoundTools
-		if json.Unmarshal(m.Data.Value, &found) == nil {
+		if m.ToolName == SearchToolsName && m.Data.Decode(&found) {
 			for _, t := range found.Tools {
 				c.load(t.Name)
 			}
@@ -159,21 +171,23 @@ func (c *Catalog) searchTool() Tool {
 	return FuncResult(SearchToolsName, "Find more tools by words (e.g. chunk, save requirement, finalize) and get their descriptions and arguments; they are available from your next answer on.",
 		func(_ context.Context, a searchToolsArgs) (llm.ToolResult, error) {
 			found := FoundTools{Query: a.Query, Tools: []FoundTool{}}
-			for _, t := range rankTools(c.reg.Tools(), a.Query, maxFoundTools) {
-				found.Tools = append(found.Tools, FoundTool{Name: t.Name(), Description: t.Description(), Arguments: arguments(t.Schema())})
+			for _, t := range c.index.rank(a.Query, maxFoundTools) {
+				found.Tools = append(found.Tools, FoundTool{Name: t.Name(), Description: t.Description(), Arguments: expected(t)})
 			}
 			var names []string
 			for _, t := range found.Tools {
 				names = append(names, t.Name)
 			}
 			c.load(names...)
-			return llm.ToolResult{Text: foundText(found, c.Known()), Data: found}, nil
+			return llm.ToolResult{Text: foundText(found, c.Known), Data: found}, nil
 		})
 }
 
-func foundText(f FoundTools, known []string) string {
+// foundText is search_tools's text; known names every tool, for a
+// search that found none.
+func foundText(f FoundTools, known func() []string) string {
 	if len(f.Tools) == 0 {
-		return fmt.Sprintf("No tool matches %q. The tools are: %s.", f.Query, strings.Join(known, ", "))
+		return fmt.Sprintf("No tool matches %q. The tools are: %s.", f.Query, strings.Join(known(), ", "))
 	}
 	var b strings.Builder
 	for _, t := range f.Tools {
@@ -183,68 +197,75 @@ func foundText(f FoundTools, known []string) string {
 	return b.String()
 }
 
-// arguments renders a tool's argument schema compactly.
-func arguments(raw json.RawMessage) string {
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "{}"
+// expected renders a tool's arguments compactly, fields in the order
+// its schema declares them.
+func expected(t Tool) string {
+	if e, ok := t.(interface{ expected() string }); ok {
+		return e.expected()
 	}
-	return signature(&s)
+	return "{}"
 }
 
-// rankTools ranks tools by BM25 over the words of their name and
-// description; search_tools itself is not among them.
-func rankTools(all []Tool, query string, limit int) []Tool {
-	var docs [][]string
-	var cands []Tool
+// toolIndex ranks tools by BM25 over the words of their name and
+// description; search_tools itself is not among them. The tools' words
+// are counted once, when the catalog is made.
+type toolIndex struct {
+	tools []Tool
+	tf    []map[string]int // each tool's words, counted
+	lens  []float64        // each tool's word count
+	df    map[string]int   // how many tools have each word
+	avg   float64          // mean word count
+}
+
+func newToolIndex(all []Tool) *toolIndex {
+	x := &toolIndex{df: map[string]int{}}
 	for _, t := range all {
 		if t.Name() == SearchToolsName {
 			continue
 		}
-		cands = append(cands, t)
-		docs = append(docs, toolWords(t.Name()+" "+t.Name()+" "+t.Description()))
-	}
-	terms := toolWords(query)
-	avg := 0.0
-	for _, d := range docs {
-		avg += float64(len(d))
-	}
-	avg /= float64(max(len(docs), 1))
-	df := map[string]int{}
-	for _, d := range docs {
-		seen := map[string]bool{}
-		for _, w := range d {
-			if !seen[w] {
-				seen[w] = true
-				df[w]++
-			}
-		}
-	}
-	const k1, b = 1.2, 0.75
-	scores := make([]float64, len(docs))
-	for i, d := range docs {
+		words := toolWords(t.Name() + " " + t.Name() + " " + t.Description())
 		tf := map[string]int{}
-		for _, w := range d {
+		for _, w := range words {
+			if tf[w] == 0 {
+				x.df[w]++
+			}
 			tf[w]++
 		}
+		x.tools = append(x.tools, t)
+		x.tf = append(x.tf, tf)
+		x.lens = append(x.lens, float64(len(words)))
+		x.avg += float64(len(words))
+	}
+	x.avg /= float64(max(len(x.tools), 1))
+	return x
+}
+
+// rank returns at most limit tools matching query, best first; ties keep
+// the registry's order.
+func (x *toolIndex) rank(query string, limit int) []Tool {
+	terms := toolWords(query)
+	const k1, b = 1.2, 0.75
+	n := float64(len(x.tools))
+	scores := make([]float64, len(x.tools))
+	for i, tf := range x.tf {
 		for _, q := range terms {
 			f := float64(tf[q])
 			if f == 0 {
 				continue
 			}
-			idf := math.Log(1 + (float64(len(docs))-float64(df[q])+0.5)/(float64(df[q])+0.5))
-			scores[i] += idf * f * (k1 + 1) / (f + k1*(1-b+b*float64(len(d))/avg))
+			idf := math.Log(1 + (n-float64(x.df[q])+0.5)/(float64(x.df[q])+0.5))
+			scores[i] += idf * f * (k1 + 1) / (f + k1*(1-b+b*x.lens[i]/x.avg))
 		}
 	}
-	order := make([]int, len(cands))
+	order := make([]int, len(x.tools))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(x, y int) bool { return scores[order[x]] > scores[order[y]] })
+	sort.SliceStable(order, func(p, q int) bool { return scores[order[p]] > scores[order[q]] })
 	var out []Tool
 	for _, i := range order {
 		if scores[i] > 0 && len(out) < limit {
-			out = append(out, cands[i])
+			out = append(out, x.tools[i])
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"creator/internal/agent"
 	"creator/internal/coverage"
 	"creator/internal/index"
 	"creator/internal/llm"
@@ -86,8 +87,18 @@ func TestSearchToolsFindsAndLoads(t *testing.T) {
 	if !ok || len(found.Tools) == 0 || found.Tools[0].Name != "chunk_document" {
 		t.Fatalf("found %+v, want chunk_document first\n%s", res.Data, res.Text)
 	}
-	if found.Tools[0].Arguments == "" || found.Tools[0].Description == "" {
-		t.Errorf("found tool lacks its description or arguments: %+v", found.Tools[0])
+	if found.Tools[0].Description == "" {
+		t.Errorf("found tool lacks its description: %+v", found.Tools[0])
+	}
+	// The arguments in the order the tool declares them, every time.
+	if want := `{"path": string, "max_tokens"?: integer}`; found.Tools[0].Arguments != want {
+		t.Errorf("chunk_document's arguments are %s, want %s", found.Tools[0].Arguments, want)
+	}
+	for range 5 {
+		again, err := c.Call(context.Background(), SearchToolsName, json.RawMessage(`{"query":"split a document into chunks"}`))
+		if err != nil || again.Text != res.Text {
+			t.Fatalf("the same search gave\n%s\nthen\n%s (%v)", res.Text, again.Text, err)
+		}
 	}
 	if !slices.Contains(names(c.Definitions()), "chunk_document") {
 		t.Error("chunk_document is not sent after it was found")
@@ -166,12 +177,17 @@ func TestCatalogRestoresFromConversation(t *testing.T) {
 		msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolName: call.name, Content: res.Text,
 			Data: llm.MessageData{Failed: err != nil, Value: llm.ValueOf(res.Data)}})
 	}
+	// Calls the loop answered itself, without calling the tool, load
+	// nothing.
+	msgs = append(msgs,
+		llm.Message{Role: llm.RoleTool, ToolName: "finalize_output", Content: "error: not run", Data: llm.MessageData{Kind: agent.KindNotRun, Failed: true}},
+		llm.Message{Role: llm.RoleTool, ToolName: "delete_file", Content: agent.InterruptedResult, Data: llm.MessageData{Kind: agent.KindInterrupted, Failed: true}})
 	resumed := newCatalog(t)
 	resumed.Restore(msgs)
 	if !slices.Equal(names(resumed.Definitions()), names(live.Definitions())) {
 		t.Errorf("resumed with %v, the run had %v", names(resumed.Definitions()), names(live.Definitions()))
 	}
-	if len(resumed.Loaded()) < 2 {
-		t.Errorf("loaded only %v", resumed.Loaded())
+	if want := []string{"extract_document_text", "chunk_document", "save_requirement", "declare_chunk_empty"}; !slices.Equal(resumed.Loaded(), want) || !slices.Equal(live.Loaded(), want) {
+		t.Errorf("resumed with %v loaded, the run had %v, want %v", resumed.Loaded(), live.Loaded(), want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"creator/internal/coverage"
 	"creator/internal/document"
+	"creator/internal/humanize"
 	"creator/internal/llm"
 )
 
@@ -42,7 +43,7 @@ type declareArgs struct {
 }
 
 func (c *coverageTools) declare(ctx context.Context, a declareArgs) (llm.ToolResult, error) {
-	reason := strings.Join(strings.Fields(a.Reason), " ")
+	reason := humanize.OneLine(a.Reason)
 	if len(strings.Fields(reason)) < MinReasonWords {
 		return llm.ToolResult{}, fmt.Errorf("give the reason %s holds no requirement in at least %d words, e.g. \"table of contents\" or \"the publication's revision history\" (got %q)", a.Chunk, MinReasonWords, a.Reason)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,11 +16,12 @@ import (
 type Registry struct {
 	tools  []Tool
 	byName map[string]Tool
+	defs   []llm.ToolDef // built as tools are added
 }
 
 // NewRegistry returns a registry holding tools.
 func NewRegistry(tools ...Tool) (*Registry, error) {
-	r := &Registry{byName: map[string]Tool{}}
+	r := &Registry{byName: map[string]Tool{}, defs: []llm.ToolDef{}}
 	for _, t := range tools {
 		if err := r.Add(t); err != nil {
 			return nil, err
@@ -35,6 +37,7 @@ func (r *Registry) Add(t Tool) error {
 	}
 	r.tools = append(r.tools, t)
 	r.byName[t.Name()] = t
+	r.defs = append(r.defs, llm.ToolDef{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
 	return nil
 }
 
@@ -70,10 +73,5 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 }
 
 // Definitions describes the tools to the model, in registration order.
-func (r *Registry) Definitions() []llm.ToolDef {
-	defs := make([]llm.ToolDef, len(r.tools))
-	for i, t := range r.tools {
-		defs[i] = llm.ToolDef{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()}
-	}
-	return defs
-}
+// The slice is shared: callers must not change it.
+func (r *Registry) Definitions() []llm.ToolDef { return slices.Clip(r.defs) }

@@ -151,13 +151,10 @@ func (r *reqTools) finalize(ctx context.Context, _ noArgs) (llm.ToolResult, erro
 	}
 	text := res.String() + "; coverage: " + cov.String()
 	if cov.Uncovered > 0 || len(cov.Unchunked) > 0 {
-		text += "; " + cov.Missing(MaxGapsNamed) + ". The job completes only when the documents are covered: " + coverage.Rule
+		text += "; " + cov.Missing(coverage.MaxGapsNamed) + ". The job completes only when the documents are covered: " + coverage.Rule
 	}
 	return llm.ToolResult{Text: text, Data: data}, nil
 }
-
-// MaxGapsNamed bounds the uncovered chunks a result names.
-const MaxGapsNamed = 20
 
 // summaryOf is the coverage for summary.md, nil when not measured.
 func summaryOf(r *coverage.Report) *output.Coverage {

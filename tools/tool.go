@@ -127,6 +127,10 @@ func (t *funcTool[A]) Name() string            { return t.name }
 func (t *funcTool[A]) Description() string     { return t.description }
 func (t *funcTool[A]) Schema() json.RawMessage { return t.schema }
 
+// expected is the arguments as the model should send them, e.g.
+// {"path": string, "limit"?: integer}.
+func (t *funcTool[A]) expected() string { return t.expect }
+
 func (t *funcTool[A]) Call(ctx context.Context, raw json.RawMessage) (result llm.ToolResult, err error) {
 	defer recoverInto(t.name, &err)
 	args, notes, err := t.decode(raw)

@@ -357,7 +357,6 @@ func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, laten
 	}
 	ans := take(resp, step, names)
 	conv.Messages = append(conv.Messages, ans.msg)
-	conv.noteSteps(ans.msg, step)
 	if err := a.Journal.Append(transcript.Record{Type: transcript.TypeMessage, Step: step, Message: &ans.msg,
 		Original: ans.original, Note: strings.Join(ans.notes, "; ")}); err != nil {
 		return step, ans, err
@@ -432,10 +431,12 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 	var result string
 	repeat := visible && past.same(outcome, err != nil)
 	switch {
-	case repeat && err != nil:
-		result, kind = repeatResult(past, err.Error(), r.repeats.run+1 >= MaxRepeats-1), KindRepeat
 	case repeat:
-		result, kind = repeatResult(past, "", r.repeats.run+1 >= MaxRepeats-1), KindRepeat
+		errText := ""
+		if err != nil {
+			errText = err.Error()
+		}
+		result, kind = repeatResult(past, errText, r.repeats.run+1 >= MaxRepeats-1), KindRepeat
 	case err != nil:
 		result = humanize.WithNotes("error: "+err.Error(), taken.notes)
 	default:

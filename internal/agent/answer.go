@@ -56,8 +56,7 @@ const NotRunPrefix = "error: not run, because "
 func take(resp llm.Response, step int, known []string) answer {
 	ans := answer{cutOff: resp.FinishReason == "length"}
 	sent := llm.Message{Role: llm.RoleAssistant, Content: resp.Content, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls}
-	ans.msg = sent
-	ans.msg.ToolCalls = append([]llm.ToolCall(nil), resp.ToolCalls...)
+	ans.msg = sent // fixCallIDs copies the calls before they are changed
 	var forms []string
 	if len(ans.msg.ToolCalls) == 0 {
 		forms = ans.takeTextCalls(known)

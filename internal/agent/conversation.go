@@ -13,8 +13,10 @@ import (
 // Conversation is the message list sent to the model.
 type Conversation struct {
 	Messages []llm.Message
-	// steps is the step of each tool call by id, for messages that name
-	// an earlier call; summaries and clearings leave it as it is.
+	// steps is the step of each tool call by id of a rebuilt
+	// conversation, for messages that name an earlier call; summaries and
+	// clearings leave it as it is. Run reads it once, when it starts, and
+	// keeps the steps of the calls it makes itself.
 	steps map[string]int
 }
 

@@ -100,6 +100,10 @@ func (r Report) Missing(limit int) string {
 	return strings.Join(parts, "; ")
 }
 
+// MaxGapsNamed bounds the uncovered chunks a message to the model names
+// (Missing's limit).
+const MaxGapsNamed = 20
+
 // Rule is how coverage works, in one sentence for the model.
 const Rule = "a chunk is covered when read_file has returned all its lines and a saved requirement cites it, or declare_chunk_empty has said why it holds none"
 

@@ -32,9 +32,6 @@ type Checker struct {
 	MinCoverage float64
 }
 
-// MaxGapsNamed bounds the uncovered chunks a message names.
-const MaxGapsNamed = 20
-
 // Check reports whether the job is complete and, if not, what is missing.
 func (c Checker) Check() (agent.CompletionStatus, error) {
 	var st agent.CompletionStatus
@@ -71,7 +68,7 @@ func (c Checker) Check() (agent.CompletionStatus, error) {
 		}
 		if !r.Meets(c.MinCoverage) {
 			st.Missing = append(st.Missing, fmt.Sprintf("the documents are not covered (%s; %s): %s. Read what is missing, save the requirements of each chunk or declare it empty with declare_chunk_empty, then call finalize_output again",
-				r, coverage.Rule, r.Missing(MaxGapsNamed)))
+				r, coverage.Rule, r.Missing(coverage.MaxGapsNamed)))
 		}
 	}
 	st.Done = len(st.Missing) == 0

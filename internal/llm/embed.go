@@ -3,8 +3,6 @@ package llm
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -16,11 +14,10 @@ type EmbedConfig struct {
 	BaseURL string // e.g. http://localhost:8080/v1; default https://api.openai.com/v1
 	APIKey  string // sent as a bearer token, never logged
 	Model   string
-	// Timeout bounds one request (default 1 minute).
-	Timeout time.Duration
-	// HTTPClient replaces the default HTTP client.
-	HTTPClient *http.Client
 }
+
+// embedTimeout bounds one embeddings request.
+const embedTimeout = time.Minute
 
 // EmbedClient embeds texts with an embedding model. A failed request is
 // not retried: search falls back to keywords and asks again next time.
@@ -32,17 +29,9 @@ type EmbedClient struct {
 // NewEmbedClient returns a client for cfg.
 func NewEmbedClient(cfg EmbedConfig) *EmbedClient {
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = "https://api.openai.com/v1"
+		cfg.BaseURL = defaultBaseURL
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = time.Minute
-	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	if cfg.HTTPClient != nil {
-		oc.HTTPClient = cfg.HTTPClient
-	}
-	return &EmbedClient{cfg: cfg, api: openai.NewClientWithConfig(oc)}
+	return &EmbedClient{cfg: cfg, api: newAPI(cfg.BaseURL, cfg.APIKey, nil)}
 }
 
 // EmbeddingModel is the model name sent to the server.
@@ -50,7 +39,7 @@ func (c *EmbedClient) EmbeddingModel() string { return c.cfg.Model }
 
 // Embed returns one vector per text, in the order of the texts.
 func (c *EmbedClient) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, embedTimeout)
 	defer cancel()
 	resp, err := c.api.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: texts, Model: openai.EmbeddingModel(c.cfg.Model)})
 	if err != nil {

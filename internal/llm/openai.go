@@ -42,6 +42,20 @@ type ClientConfig struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
+// defaultBaseURL is the server when none is configured.
+const defaultBaseURL = "https://api.openai.com/v1"
+
+// newAPI is a go-openai client of the server at baseURL; hc, when set,
+// replaces the default HTTP client.
+func newAPI(baseURL, key string, hc *http.Client) *openai.Client {
+	oc := openai.DefaultConfig(key)
+	oc.BaseURL = strings.TrimRight(baseURL, "/")
+	if hc != nil {
+		oc.HTTPClient = hc
+	}
+	return openai.NewClientWithConfig(oc)
+}
+
 // Client is a Model served by an OpenAI-compatible chat-completions server.
 type Client struct {
 	cfg ClientConfig
@@ -51,7 +65,7 @@ type Client struct {
 // NewClient returns a client for cfg.
 func NewClient(cfg ClientConfig) *Client {
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = "https://api.openai.com/v1"
+		cfg.BaseURL = defaultBaseURL
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Minute
@@ -68,14 +82,11 @@ func NewClient(cfg ClientConfig) *Client {
 	if cfg.Sleep == nil {
 		cfg.Sleep = sleep
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	transport := http.DefaultTransport
 	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
 		transport = cfg.HTTPClient.Transport
 	}
-	oc.HTTPClient = &http.Client{Transport: &statusRecorder{next: transport}}
-	return &Client{cfg: cfg, api: openai.NewClientWithConfig(oc)}
+	return &Client{cfg: cfg, api: newAPI(cfg.BaseURL, cfg.APIKey, &http.Client{Transport: &statusRecorder{next: transport}})}
 }
 
 // Name is the model name sent to the server.
@@ -110,7 +121,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 		case errContext:
 			return Response{}, fmt.Errorf("%w: %s", ErrContextLength, describeError(err))
 		case errFatal:
-			return Response{}, fmt.Errorf("model server at %s: %s", c.cfg.BaseURL, describeError(err))
+			return Response{}, fmt.Errorf("model server at %s: %s", SafeURL(c.cfg.BaseURL), describeError(err))
 		}
 		last = err
 		if attempt >= c.cfg.MaxAttempts {
@@ -120,7 +131,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 			return Response{}, err
 		}
 	}
-	msg := fmt.Sprintf("model server at %s failed %d times: %s", c.cfg.BaseURL, c.cfg.MaxAttempts, describeError(last))
+	msg := fmt.Sprintf("model server at %s failed %d times: %s", SafeURL(c.cfg.BaseURL), c.cfg.MaxAttempts, describeError(last))
 	if isUnreachable(last) {
 		return Response{}, fmt.Errorf("%w: %s", ErrUnreachable, msg)
 	}

@@ -159,6 +159,27 @@ func TestUnreachable(t *testing.T) {
 	}
 }
 
+// The server's address is shown without the credentials or query it may
+// carry.
+func TestUnreachableHidesCredentials(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(script(ok))
+	addr := strings.TrimPrefix(srv.URL(), "http://")
+	srv.Close()
+	_, err := client("http://user:hunter2@"+addr+"?key=sk-query-secret", &sleeps{}).Complete(context.Background(), req)
+	if !errors.Is(err, llm.ErrUnreachable) {
+		t.Fatalf("err = %v, want ErrUnreachable", err)
+	}
+	if want := "model server at http://" + addr + " failed"; !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want it to say %q", err, want)
+	}
+	for _, secret := range []string{"user", "hunter2", "key=", "sk-query-secret"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("err = %v shows %q", err, secret)
+		}
+	}
+}
+
 func TestCancelStopsAtOnce(t *testing.T) {
 	t.Parallel()
 	srv := fakellm.New(script(fakellm.Reply{Hang: true}))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // call is what a test expects of a Found.
@@ -462,8 +463,8 @@ func TestFromTextSpans(t *testing.T) {
 }
 
 // TestFromTextDegenerate reads what a model stuck in a loop may write. It expects no
-// more than that reading ends: it stays linear in the text, where a naive reading is
-// quadratic or cubic, which would make this test run for minutes.
+// more than that reading ends soon: it stays linear in the text (a tenth of a second or
+// so a case), where a naive reading is quadratic or cubic and would run for minutes.
 func TestFromTextDegenerate(t *testing.T) {
 	t.Parallel()
 	units := []struct{ name, unit string }{
@@ -481,11 +482,21 @@ func TestFromTextDegenerate(t *testing.T) {
 		{"fences", "```"},
 		{"valid data", `{"id": 1, "x": [1, {"y": "}"}]} `},
 	}
+	limit := 2 * time.Second * raceSlowdown
 	for _, u := range units {
 		t.Run(u.name, func(t *testing.T) {
-			calls, _ := FromText(strings.Repeat(u.unit, 10000))
-			for _, c := range calls {
-				_, _, _ = Arguments(c.Arguments)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				calls, _ := FromText(strings.Repeat(u.unit, 10000))
+				for _, c := range calls {
+					_, _, _ = Arguments(c.Arguments)
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(limit):
+				t.Fatalf("reading took over %v", limit)
 			}
 		})
 	}
