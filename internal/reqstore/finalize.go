@@ -152,11 +152,12 @@ func collect(ch *chunks, saved []Entry) (Result, []Problem) {
 			problems = append(problems, ps...)
 			continue
 		}
-		if first, dup := keys[dedupKey(e.Record)]; dup {
+		key := dedupKey(e.Record)
+		if first, dup := keys[key]; dup {
 			res.Repeats = append(res.Repeats, Repeat{ID: e.Record.ID, Of: first})
 			continue
 		}
-		keys[dedupKey(e.Record)] = e.Record.ID
+		keys[key] = e.Record.ID
 		res.Records = append(res.Records, e.Record)
 	}
 	sort.SliceStable(res.Records, func(i, j int) bool {
