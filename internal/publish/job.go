@@ -41,7 +41,7 @@ func Job(ctx context.Context, job *workspace.Job, o JobOptions) (Result, error) 
 	if err != nil {
 		return res, err
 	}
-	event := telemetry.PublishedEvent(o.Now, telemetry.Publication{Database: RedactURL(o.URL), Schema: res.Schema,
+	event := telemetry.PublishedEvent(o.Now, telemetry.Publication{Database: res.Database, Schema: res.Schema,
 		Requirements: len(recs), Inserted: res.Inserted, Updated: res.Updated, Unchanged: res.Unchanged,
 		Removed: res.Removed, Partial: info.Status != workspace.StatusCompleted})
 	if err := job.AppendInternal(telemetry.File, event); err != nil {

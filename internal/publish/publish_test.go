@@ -141,7 +141,7 @@ func tPublishJob(t *testing.T, db *pgtest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Inserted != 2 || res.Schema != "public" {
+	if res.Inserted != 2 || res.Schema != "public" || res.Database != "postgres://creator@127.0.0.1:"+itoa(db.Port)+"/"+db.Database {
 		t.Fatalf("first publish: %+v", res)
 	}
 	first := rows(t, url, "public")
