@@ -132,11 +132,16 @@ func Clean(s string) string {
 // Find looks for quote in text as Normalize compares them and returns the
 // byte range of the match in text.
 func Find(text, quote string) (start, end int, ok bool) {
+	return FindIn(Normalize(text), text, quote)
+}
+
+// FindIn is Find with text already normalised as n, for looking for
+// several quotes in one text.
+func FindIn(n Normalized, text, quote string) (start, end int, ok bool) {
 	q := Normalize(quote).Text
 	if q == "" {
 		return 0, 0, false
 	}
-	n := Normalize(text)
 	i := strings.Index(n.Text, q)
 	if i < 0 {
 		return 0, 0, false
