@@ -163,11 +163,11 @@ func Markdown(src Source) []byte {
 			lastDoc, lastSection = doc, "\x00"
 		}
 		if section != lastSection {
+			lastSection = section
 			if section == "" {
 				section = "(no section)"
 			}
 			fmt.Fprintf(&b, "\n### %s\n", section)
-			lastSection = strings.Join(src.SectionsOf(r), " › ")
 		}
 		fmt.Fprintf(&b, "\n#### %s — %s\n\n", r.ID, humanize.OneLine(r.Title))
 		meta := []string{"**" + r.Type + "**", r.Priority + " priority", strings.ReplaceAll(r.Category, "_", "-")}
