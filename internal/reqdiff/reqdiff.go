@@ -9,7 +9,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"creator/internal/export"
 	"creator/internal/requirement"
@@ -278,12 +277,12 @@ func sectionKey(path string) string {
 	return strings.ToLower(strings.TrimLeft(path, "0123456789.§ "))
 }
 
-// wordSet is the distinct words of a text as compared (wordKey), by their
+// wordSet is the distinct words of a text as compared (requirement.WordKey), by their
 // numbers in dict, sorted.
 func wordSet(s string, dict map[string]int32) []int32 {
 	var set []int32
 	for _, w := range strings.Fields(s) {
-		k := wordKey(w)
+		k := requirement.WordKey(w)
 		if k == "" {
 			continue
 		}
@@ -296,12 +295,6 @@ func wordSet(s string, dict map[string]int32) []int32 {
 	}
 	slices.Sort(set)
 	return slices.Compact(set)
-}
-
-// wordKey is a word as compared: lower case, without the punctuation
-// around it.
-func wordKey(w string) string {
-	return strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
 }
 
 // jaccard is the Jaccard index of two sorted word sets.

@@ -245,9 +245,7 @@ func words(s string) []word {
 		if start < 0 {
 			return
 		}
-		raw := s[start:end]
-		key := strings.ToLower(strings.TrimFunc(raw, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
-		if key != "" {
+		if key := WordKey(s[start:end]); key != "" {
 			out = append(out, word{key: key, start: start, end: end})
 		}
 		start = -1
@@ -261,6 +259,12 @@ func words(s string) []word {
 	}
 	flush(len(s))
 	return out
+}
+
+// WordKey is a word as compared: lower case, without the punctuation
+// around it; empty for a word of punctuation only.
+func WordKey(w string) string {
+	return strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
 }
 
 // Ellipsis reports whether a quote leaves words out with an ellipsis
