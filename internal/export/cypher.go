@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"creator/internal/document"
 	"creator/internal/requirement"
 )
 
@@ -24,10 +25,6 @@ import (
 // quote) and its other properties SET, so loading the same export twice
 // leaves the graph as the first load made it. A load adds and updates; it
 // never deletes what an earlier export of the job had and this one lacks.
-
-// sectionSeparator joins a section's heading path into its key, as the
-// chunk manifest writes it.
-const sectionSeparator = " > "
 
 // cypherIndexes speed up the MERGEs on the keys; IF NOT EXISTS makes them
 // idempotent too.
@@ -84,8 +81,8 @@ func documentNode(v, name string) string {
 	return fmt.Sprintf("(%s:Document {name: %s})", v, CypherString(name))
 }
 
-func sectionNode(v, document string, path []string) string {
-	return fmt.Sprintf("(%s:Section {document: %s, path: %s})", v, CypherString(document), CypherString(strings.Join(path, sectionSeparator)))
+func sectionNode(v, doc string, path []string) string {
+	return fmt.Sprintf("(%s:Section {document: %s, path: %s})", v, CypherString(doc), CypherString(strings.Join(path, document.SectionSeparator)))
 }
 
 func requirementNode(v, job, id string) string {

@@ -87,7 +87,7 @@ func SectionAt(c document.ManifestChunk, body string, at int) []string {
 // headingPath splits a manifest heading ("3 Records > 3.1 Invoices").
 func headingPath(h string) []string {
 	var path []string
-	for _, part := range strings.Split(h, " > ") {
+	for _, part := range strings.Split(h, document.SectionSeparator) {
 		if part = strings.TrimSpace(part); part != "" {
 			path = append(path, part)
 		}
