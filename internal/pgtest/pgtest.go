@@ -42,9 +42,9 @@ func (s *Server) URL(password string) string {
 	return u.String()
 }
 
-// BinDir finds the folder of initdb and pg_ctl: on PATH, else under
+// binDir finds the folder of initdb and pg_ctl: on PATH, else under
 // /usr/lib/postgresql/<version>/bin (Debian), the newest version first.
-func BinDir() (string, error) {
+func binDir() (string, error) {
 	if p, err := exec.LookPath("initdb"); err == nil {
 		if _, err := exec.LookPath("pg_ctl"); err == nil {
 			if real, err := filepath.EvalSymlinks(p); err == nil {
@@ -63,15 +63,15 @@ func BinDir() (string, error) {
 	return "", fmt.Errorf("no PostgreSQL server programs (initdb, pg_ctl) on PATH or under /usr/lib/postgresql; install the postgresql package (make postgresql)")
 }
 
-func version(binDir string) int {
-	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+func version(bin string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(bin)))
 	return n
 }
 
 // Start starts a server for t, or skips t when none can be started here.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin, err := BinDir()
+	bin, err := binDir()
 	if err != nil {
 		t.Skipf("no PostgreSQL server for this test: %v", err)
 	}

@@ -203,10 +203,10 @@ func (s *Store) checkCitations(rec *requirement.Record) ([]Correction, error) {
 	return corrections, nil
 }
 
-// FindDuplicate returns the saved requirement that rec repeats: the same
+// findDuplicate returns the saved requirement that rec repeats: the same
 // text citing the same quotes. rec's citations must be in their stored
 // form, as Save leaves them.
-func (s *Store) FindDuplicate(rec requirement.Record) (Ref, bool, error) {
+func (s *Store) findDuplicate(rec requirement.Record) (Ref, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lookup(dedupKey(rec))

@@ -96,11 +96,11 @@ func TestSave(t *testing.T) {
 	if err != nil || !again.Duplicate || again.Ref != saved.Ref {
 		t.Fatalf("duplicate Save = %+v, %v", again, err)
 	}
-	if ref, ok, err := s.FindDuplicate(saved.Record); err != nil || !ok || ref != saved.Ref {
-		t.Fatalf("FindDuplicate = %v %v %v", ref, ok, err)
+	if ref, ok, err := s.findDuplicate(saved.Record); err != nil || !ok || ref != saved.Ref {
+		t.Fatalf("findDuplicate = %v %v %v", ref, ok, err)
 	}
-	if _, ok, _ := s.FindDuplicate(draft("Another text.", saved.Record.Citations...)); ok {
-		t.Fatal("FindDuplicate found a requirement with another text")
+	if _, ok, _ := s.findDuplicate(draft("Another text.", saved.Record.Citations...)); ok {
+		t.Fatal("findDuplicate found a requirement with another text")
 	}
 	if got := folders(t, job); !reflect.DeepEqual(got, []string{"req_001"}) {
 		t.Fatalf("folders = %v", got)
@@ -220,8 +220,8 @@ func TestIndexFollowsTheFolders(t *testing.T) {
 	other.Citations = []requirement.Citation{{Document: "policy.pdf", Chunk: "chunk_001", Page: 1, Quote: "Business letters shall be kept for six years."}}
 	data, _ := requirement.Marshal(other)
 	job.WriteFile("requirements/req_005/final.json", data)
-	if ref, ok, err := s.FindDuplicate(other); err != nil || !ok || ref != (Ref{ID: "REQ-005", File: "requirements/req_005/final.json"}) {
-		t.Fatalf("FindDuplicate of the hand-written one = %v %v %v", ref, ok, err)
+	if ref, ok, err := s.findDuplicate(other); err != nil || !ok || ref != (Ref{ID: "REQ-005", File: "requirements/req_005/final.json"}) {
+		t.Fatalf("findDuplicate of the hand-written one = %v %v %v", ref, ok, err)
 	}
 	next, err := s.Save(draft("Records must not be deleted.", cite("chunk_002", "Records must not be deleted")))
 	if err != nil || next.ID != "REQ-006" {
