@@ -204,6 +204,10 @@ func (s *Store) write(recs []requirement.Record, ch *chunks, partialNote string,
 	if err != nil {
 		return err
 	}
+	// A safety net: each record was validated as read from its final.json,
+	// but what is written is the record marshalled again, its pages set
+	// from the quotes, and the list's own rules (unique ids) checked here
+	// only; an invalid output must never be written.
 	if err := output.Validate(jsonData); err != nil {
 		return err
 	}
