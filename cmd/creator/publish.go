@@ -62,6 +62,6 @@ func runPublish(ctx context.Context, o *publishOptions) error {
 		return err
 	}
 	fmt.Fprintf(o.streams.ErrOut, "creator: published job '%s' to %s, %s.%s: %d new, %d changed, %d unchanged, %d removed\n",
-		job.ID, publish.RedactURL(url), r.Schema, publish.Table, r.Inserted, r.Updated, r.Unchanged, r.Removed)
+		job.ID, r.Database, r.Schema, publish.Table, r.Inserted, r.Updated, r.Unchanged, r.Removed)
 	return nil
 }

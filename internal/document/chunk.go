@@ -118,7 +118,7 @@ func (c *chunker) index() {
 		for i, s := range stack {
 			titles[i] = shortTitle(s.title)
 		}
-		sec = section{start: start, path: strings.Join(titles, " > "), top: top}
+		sec = section{start: start, path: strings.Join(titles, SectionSeparator), top: top}
 	}
 	sec.end = len(c.text)
 	if sec.end > sec.start || len(c.secs) == 0 {

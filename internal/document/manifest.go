@@ -16,6 +16,10 @@ type Manifest struct {
 	Chunks []ManifestChunk `json:"chunks"`
 }
 
+// SectionSeparator stands between the headings of a section path in a
+// chunk's Heading and Sections: "3 Records > 3.1 Invoices".
+const SectionSeparator = " > "
+
 // ManifestChunk describes one chunk file.
 type ManifestChunk struct {
 	ID        string   `json:"id"`

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"creator/internal/document"
 	"creator/internal/requirement"
 )
 
@@ -24,10 +25,6 @@ import (
 // quote) and its other properties SET, so loading the same export twice
 // leaves the graph as the first load made it. A load adds and updates; it
 // never deletes what an earlier export of the job had and this one lacks.
-
-// sectionSeparator joins a section's heading path into its key, as the
-// chunk manifest writes it.
-const sectionSeparator = " > "
 
 // cypherIndexes speed up the MERGEs on the keys; IF NOT EXISTS makes them
 // idempotent too.
@@ -50,7 +47,7 @@ func Cypher(src Source) []byte {
 		b.WriteString(s + "\n")
 	}
 	for _, d := range src.graphDocuments() {
-		line("MERGE (d:Document {name: %s})", CypherString(d))
+		line("MERGE (d:Document {name: %s})", cypherString(d))
 	}
 	for _, s := range src.graphSections() {
 		parent := documentNode("p", s.document)
@@ -58,7 +55,7 @@ func Cypher(src Source) []byte {
 			parent = sectionNode("p", s.document, s.path[:len(s.path)-1])
 		}
 		line("MERGE %s MERGE %s SET s.title = %s MERGE (s)-[:IN]->(p)",
-			parent, sectionNode("s", s.document, s.path), CypherString(s.path[len(s.path)-1]))
+			parent, sectionNode("s", s.document, s.path), cypherString(s.path[len(s.path)-1]))
 	}
 	for _, r := range src.Records {
 		line("MERGE %s SET %s", requirementNode("r", src.JobID, r.ID), requirementProperties("r", r))
@@ -74,22 +71,22 @@ func Cypher(src Source) []byte {
 				page = " SET c.page = " + strconv.Itoa(cit.Page)
 			}
 			line("MERGE %s MERGE %s MERGE (r)-[c:CITES {chunk: %s, quote: %s}]->(t)%s",
-				requirementNode("r", src.JobID, r.ID), target, CypherString(cit.Chunk), CypherString(cit.Quote), page)
+				requirementNode("r", src.JobID, r.ID), target, cypherString(cit.Chunk), cypherString(cit.Quote), page)
 		}
 	}
 	return b.Bytes()
 }
 
 func documentNode(v, name string) string {
-	return fmt.Sprintf("(%s:Document {name: %s})", v, CypherString(name))
+	return fmt.Sprintf("(%s:Document {name: %s})", v, cypherString(name))
 }
 
-func sectionNode(v, document string, path []string) string {
-	return fmt.Sprintf("(%s:Section {document: %s, path: %s})", v, CypherString(document), CypherString(strings.Join(path, sectionSeparator)))
+func sectionNode(v, doc string, path []string) string {
+	return fmt.Sprintf("(%s:Section {document: %s, path: %s})", v, cypherString(doc), cypherString(strings.Join(path, document.SectionSeparator)))
 }
 
 func requirementNode(v, job, id string) string {
-	return fmt.Sprintf("(%s:Requirement {job: %s, id: %s})", v, CypherString(job), CypherString(id))
+	return fmt.Sprintf("(%s:Requirement {job: %s, id: %s})", v, cypherString(job), cypherString(id))
 }
 
 // requirementProperties is the SET list of a requirement's fields other
@@ -97,17 +94,17 @@ func requirementNode(v, job, id string) string {
 func requirementProperties(v string, r requirement.Record) string {
 	frameworks := make([]string, len(r.Frameworks))
 	for i, f := range r.Frameworks {
-		frameworks[i] = CypherString(f)
+		frameworks[i] = cypherString(f)
 	}
 	props := []struct{ name, value string }{
-		{"title", CypherString(r.Title)},
-		{"text", CypherString(r.Text)},
-		{"type", CypherString(r.Type)},
-		{"category", CypherString(r.Category)},
-		{"priority", CypherString(r.Priority)},
+		{"title", cypherString(r.Title)},
+		{"text", cypherString(r.Text)},
+		{"type", cypherString(r.Type)},
+		{"category", cypherString(r.Category)},
+		{"priority", cypherString(r.Priority)},
 		{"frameworks", "[" + strings.Join(frameworks, ", ") + "]"},
 		{"confidence", cypherFloat(r.Confidence)},
-		{"rationale", CypherString(r.Rationale)},
+		{"rationale", cypherString(r.Rationale)},
 	}
 	parts := make([]string, len(props))
 	for i, p := range props {
@@ -126,11 +123,11 @@ func cypherFloat(f float64) string {
 	return s
 }
 
-// CypherString is s as a single-quoted Cypher string literal: backslash
+// cypherString is s as a single-quoted Cypher string literal: backslash
 // and quote escaped, a newline as \n, other control characters and line
 // separators as \uXXXX, so a statement stays on one line; other non-ASCII
 // stays UTF-8 (bytes that are not UTF-8 become U+FFFD).
-func CypherString(s string) string {
+func cypherString(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('\'')

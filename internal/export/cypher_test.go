@@ -39,9 +39,9 @@ func TestCypherString(t *testing.T) {
 		{"semi; // not a comment /* */", `'semi; // not a comment /* */'`},
 		{"\\u0041 stays text", `'\\u0041 stays text'`},
 	} {
-		got := CypherString(c.in)
+		got := cypherString(c.in)
 		if got != c.want {
-			t.Errorf("CypherString(%q) = %s, want %s", c.in, got, c.want)
+			t.Errorf("cypherString(%q) = %s, want %s", c.in, got, c.want)
 		}
 		toks, err := tokenize(got)
 		if err != nil || len(toks) != 1 || toks[0].kind != tokString || toks[0].value != c.in {
@@ -49,7 +49,7 @@ func TestCypherString(t *testing.T) {
 		}
 	}
 	// Bytes that are not UTF-8 cannot be kept; the output stays UTF-8.
-	if got := CypherString("bad\xff\xfebyte"); got != "'bad\uFFFD\uFFFDbyte'" {
+	if got := cypherString("bad\xff\xfebyte"); got != "'bad\uFFFD\uFFFDbyte'" {
 		t.Errorf("invalid UTF-8: %q", got)
 	}
 }

@@ -50,10 +50,20 @@ func (s Source) SectionOf(cit requirement.Citation) []string {
 	if !ok {
 		return nil
 	}
-	path := headingPath(c.Heading)
 	body := s.Chunks[c.ID]
 	quoteAt, _, found := requirement.Find(body, cit.Quote)
 	if !found {
+		quoteAt = -1
+	}
+	return SectionAt(c, body, quoteAt)
+}
+
+// SectionAt returns the heading path of byte offset at of a chunk's body:
+// the chunk's heading, or the last of its sections starting before at. A
+// negative at, a quote not found, gives the chunk's heading.
+func SectionAt(c document.ManifestChunk, body string, at int) []string {
+	path := headingPath(c.Heading)
+	if at < 0 {
 		return path
 	}
 	pos := 0
@@ -62,14 +72,14 @@ func (s Source) SectionOf(cit requirement.Citation) []string {
 		if len(p) == 0 {
 			continue
 		}
-		at := lineStarting(body, pos, strings.TrimSuffix(p[len(p)-1], "…"))
-		if at < 0 {
+		start := lineStarting(body, pos, strings.TrimSuffix(p[len(p)-1], "…"))
+		if start < 0 {
 			continue
 		}
-		if at > quoteAt {
+		if start > at {
 			break
 		}
-		path, pos = p, at+1
+		path, pos = p, start+1
 	}
 	return path
 }
@@ -77,7 +87,7 @@ func (s Source) SectionOf(cit requirement.Citation) []string {
 // headingPath splits a manifest heading ("3 Records > 3.1 Invoices").
 func headingPath(h string) []string {
 	var path []string
-	for _, part := range strings.Split(h, " > ") {
+	for _, part := range strings.Split(h, document.SectionSeparator) {
 		if part = strings.TrimSpace(part); part != "" {
 			path = append(path, part)
 		}
@@ -153,11 +163,11 @@ func Markdown(src Source) []byte {
 			lastDoc, lastSection = doc, "\x00"
 		}
 		if section != lastSection {
+			lastSection = section
 			if section == "" {
 				section = "(no section)"
 			}
 			fmt.Fprintf(&b, "\n### %s\n", section)
-			lastSection = strings.Join(src.SectionsOf(r), " › ")
 		}
 		fmt.Fprintf(&b, "\n#### %s — %s\n\n", r.ID, humanize.OneLine(r.Title))
 		meta := []string{"**" + r.Type + "**", r.Priority + " priority", strings.ReplaceAll(r.Category, "_", "-")}

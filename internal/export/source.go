@@ -2,9 +2,7 @@ package export
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 
 	"creator/internal/document"
@@ -14,24 +12,17 @@ import (
 // Load reads what an export of a job needs from its files: the validated
 // output/requirements.json and the sections its requirements stand in.
 func Load(id string, read func(string) ([]byte, error)) (Source, error) {
-	data, err := read(output.RequirementsFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Source{}, fmt.Errorf("job '%s' has no %s yet: it is written when the job completes or stops at a budget; continue the job with 'creator resume --job %s'",
-			id, output.RequirementsFile, id)
-	}
+	data, err := output.ReadValid(id, read)
 	if err != nil {
 		return Source{}, err
 	}
-	if err := output.Validate(data); err != nil {
-		return Source{}, fmt.Errorf("job '%s': %s is not valid: %w", id, output.RequirementsFile, err)
-	}
-	return SourceOf(id, data, read)
+	return sourceOf(id, data, read)
 }
 
-// SourceOf reads what an export of a job needs: its records (data, the
+// sourceOf reads what an export of a job needs: its records (data, the
 // content of output/requirements.json) and, when there is one, the chunk
 // manifest that gives their sections; read reads a file of the job.
-func SourceOf(id string, data []byte, read func(string) ([]byte, error)) (Source, error) {
+func sourceOf(id string, data []byte, read func(string) ([]byte, error)) (Source, error) {
 	src := Source{JobID: id}
 	if err := json.Unmarshal(data, &src.Records); err != nil {
 		return src, fmt.Errorf("%s: %w", output.RequirementsFile, err)

@@ -6,7 +6,9 @@ package output
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sort"
 	"strconv"
@@ -29,6 +31,23 @@ func Validate(data []byte) error {
 		return fmt.Errorf("%s: %v", RequirementsFile, err)
 	}
 	return nil
+}
+
+// ReadValid reads a job's output/requirements.json with read and checks
+// it against the requirement schema; id names the job in the errors.
+func ReadValid(id string, read func(string) ([]byte, error)) ([]byte, error) {
+	data, err := read(RequirementsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("job '%s' has no %s yet: it is written when the job completes or stops at a budget; continue the job with 'creator resume --job %s'",
+			id, RequirementsFile, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := Validate(data); err != nil {
+		return nil, fmt.Errorf("job '%s': %s is not valid: %w", id, RequirementsFile, err)
+	}
+	return data, nil
 }
 
 // JSON renders the requirements as output/requirements.json.

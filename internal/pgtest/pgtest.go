@@ -7,6 +7,7 @@ package pgtest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -42,9 +43,9 @@ func (s *Server) URL(password string) string {
 	return u.String()
 }
 
-// BinDir finds the folder of initdb and pg_ctl: on PATH, else under
+// binDir finds the folder of initdb and pg_ctl: on PATH, else under
 // /usr/lib/postgresql/<version>/bin (Debian), the newest version first.
-func BinDir() (string, error) {
+func binDir() (string, error) {
 	if p, err := exec.LookPath("initdb"); err == nil {
 		if _, err := exec.LookPath("pg_ctl"); err == nil {
 			if real, err := filepath.EvalSymlinks(p); err == nil {
@@ -63,15 +64,15 @@ func BinDir() (string, error) {
 	return "", fmt.Errorf("no PostgreSQL server programs (initdb, pg_ctl) on PATH or under /usr/lib/postgresql; install the postgresql package (make postgresql)")
 }
 
-func version(binDir string) int {
-	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+func version(bin string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(bin)))
 	return n
 }
 
 // Start starts a server for t, or skips t when none can be started here.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin, err := BinDir()
+	bin, err := binDir()
 	if err != nil {
 		t.Skipf("no PostgreSQL server for this test: %v", err)
 	}
@@ -139,11 +140,8 @@ func (s *Server) create(t testing.TB, name string) {
 // root (whom PostgreSQL refuses), as the postgres or nobody user, who is
 // then given dir.
 func serverUser(dir string) (func(string, ...string) ([]byte, error), error) {
-	direct := func(name string, args ...string) ([]byte, error) {
-		return withTimeout(exec.Command(name, args...))
-	}
 	if os.Geteuid() != 0 {
-		return direct, nil
+		return runLimited, nil
 	}
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil {
@@ -171,26 +169,24 @@ func serverUser(dir string) (func(string, ...string) ([]byte, error), error) {
 	}
 	return func(name string, args ...string) ([]byte, error) {
 		a := append([]string{"--reuid", u.Uid, "--regid", u.Gid, "--clear-groups", "--", name}, args...)
-		return withTimeout(exec.Command(setpriv, a...))
+		return runLimited(setpriv, a...)
 	}, nil
 }
 
-func withTimeout(cmd *exec.Cmd) ([]byte, error) {
+// runLimited runs a command for at most two minutes and returns its
+// output, standard error included.
+func runLimited(name string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.WaitDelay = 5 * time.Second // for a child left holding the output
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		return nil, err
+	err := cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return out.Bytes(), errors.New("timed out")
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		return out.Bytes(), err
-	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
-		<-done
-		return out.Bytes(), fmt.Errorf("timed out")
-	}
+	return out.Bytes(), err
 }
 
 func freePort() (int, error) {

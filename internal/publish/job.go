@@ -3,9 +3,7 @@ package publish
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"creator/internal/output"
@@ -43,7 +41,7 @@ func Job(ctx context.Context, job *workspace.Job, o JobOptions) (Result, error) 
 	if err != nil {
 		return res, err
 	}
-	event := telemetry.PublishedEvent(o.Now, telemetry.Publication{Database: RedactURL(o.URL), Schema: res.Schema,
+	event := telemetry.PublishedEvent(o.Now, telemetry.Publication{Database: res.Database, Schema: res.Schema,
 		Requirements: len(recs), Inserted: res.Inserted, Updated: res.Updated, Unchanged: res.Unchanged,
 		Removed: res.Removed, Partial: info.Status != workspace.StatusCompleted})
 	if err := job.AppendInternal(telemetry.File, event); err != nil {
@@ -54,16 +52,9 @@ func Job(ctx context.Context, job *workspace.Job, o JobOptions) (Result, error) 
 
 // records reads and validates the job's output/requirements.json.
 func records(job *workspace.Job) ([]requirement.Record, error) {
-	data, err := job.ReadInternal(output.RequirementsFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("job '%s' has no %s yet: it is written when the job completes or stops at a budget; continue the job with 'creator resume --job %s'",
-			job.ID, output.RequirementsFile, job.ID)
-	}
+	data, err := output.ReadValid(job.ID, job.ReadInternal)
 	if err != nil {
 		return nil, err
-	}
-	if err := output.Validate(data); err != nil {
-		return nil, fmt.Errorf("job '%s': %s is not valid: %w", job.ID, output.RequirementsFile, err)
 	}
 	var recs []requirement.Record
 	if err := json.Unmarshal(data, &recs); err != nil {

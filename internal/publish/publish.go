@@ -45,7 +45,11 @@ type Options struct {
 
 // Result counts what a publish changed.
 type Result struct {
-	Schema                                string
+	Schema string
+	// Database is where the records went, without the password
+	// (Redact); empty when the URL cannot be parsed.
+	Database string
+
 	Inserted, Updated, Unchanged, Removed int
 }
 
@@ -62,6 +66,7 @@ func Publish(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("database URL: %s", hide(err, passwordIn(o.URL)))
 	}
+	res.Database = Redact(cfg)
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 15 * time.Second
 	}
@@ -72,7 +77,7 @@ func Publish(ctx context.Context, o Options) (Result, error) {
 func publish(ctx context.Context, cfg *pgx.ConnConfig, o Options, res *Result) error {
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("cannot connect to %s: %w", Redact(cfg), connectError(err))
+		return fmt.Errorf("cannot connect to %s: %w", res.Database, connectError(err))
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	tx, err := conn.Begin(ctx)
@@ -182,16 +187,6 @@ func Redact(cfg *pgx.ConnConfig) string {
 		u.User = url.User(cfg.User)
 	}
 	return u.String()
-}
-
-// RedactURL is Redact for a URL as given; a URL that cannot be parsed is
-// not shown at all.
-func RedactURL(s string) string {
-	cfg, err := pgx.ParseConfig(s)
-	if err != nil {
-		return "(the database URL)"
-	}
-	return Redact(cfg)
 }
 
 // passwordIn is the password of a URL, for hiding it in errors.

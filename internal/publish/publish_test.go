@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,7 +142,7 @@ func tPublishJob(t *testing.T, db *pgtest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Inserted != 2 || res.Schema != "public" {
+	if res.Inserted != 2 || res.Schema != "public" || res.Database != "postgres://creator@127.0.0.1:"+strconv.Itoa(db.Port)+"/"+db.Database {
 		t.Fatalf("first publish: %+v", res)
 	}
 	first := rows(t, url, "public")
@@ -185,7 +186,7 @@ func tPublishJob(t *testing.T, db *pgtest.Server) {
 		}
 	}
 	if len(published) != 3 || published[2].Removed != 1 || published[2].Requirements != 1 ||
-		published[0].Database != "postgres://creator@127.0.0.1:"+itoa(db.Port)+"/"+db.Database {
+		published[0].Database != "postgres://creator@127.0.0.1:"+strconv.Itoa(db.Port)+"/"+db.Database {
 		t.Fatalf("published events: %+v", published)
 	}
 	assertNoPassword(t, job, db.Password)
@@ -196,8 +197,6 @@ func equalRows(a, b []row) bool {
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
 }
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // assertNoPassword fails when a file of the job holds the password.
 func assertNoPassword(t *testing.T, job *workspace.Job, password string) {
@@ -237,7 +236,7 @@ func tPublishRefusals(t *testing.T, db *pgtest.Server) {
 	if err == nil || !strings.Contains(err.Error(), "password authentication failed") || strings.Contains(err.Error(), "not-the-") {
 		t.Fatalf("a bad password: %v", err)
 	}
-	unreachable := strings.Replace(url, itoa(db.Port), "1", 1)
+	unreachable := strings.Replace(url, strconv.Itoa(db.Port), "1", 1)
 	_, err = Job(ctx, job, JobOptions{URL: unreachable, Schema: "bad", Now: now})
 	if err == nil || !strings.Contains(err.Error(), "cannot connect to postgres://creator@127.0.0.1:1/"+db.Database+":") ||
 		strings.Contains(err.Error(), db.Password) {

@@ -9,7 +9,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"creator/internal/export"
 	"creator/internal/requirement"
@@ -141,9 +140,11 @@ func (p position) compare(q position) int {
 
 // sideOf makes the entries of one version, in source order.
 func sideOf(src export.Source, dict map[string]int32) []entry {
+	loc := newLocator(src)
 	out := make([]entry, len(src.Records))
 	for i, r := range src.Records {
-		e := entry{Item: Item{Record: r, Section: strings.Join(src.SectionsOf(r), " › "), at: positionOf(src, r, i)}}
+		section, at := loc.locate(r, i)
+		e := entry{Item: Item{Record: r, Section: strings.Join(section, " › "), at: at}}
 		for _, c := range r.Citations {
 			e.quotes = append(e.quotes, requirement.Normalize(c.Quote).Text)
 		}
@@ -160,22 +161,50 @@ func sideOf(src export.Source, dict map[string]int32) []entry {
 	return out
 }
 
-func positionOf(src export.Source, r requirement.Record, index int) position {
-	p := position{chunk: len(src.Manifest.Chunks), index: index}
-	if len(r.Citations) == 0 {
-		return p
-	}
-	cit := r.Citations[0]
+// locator places the records of a version in its source, normalising
+// each chunk's text once.
+type locator struct {
+	src   export.Source
+	index map[string]int // chunk id → place in the manifest
+	norm  map[string]requirement.Normalized
+}
+
+func newLocator(src export.Source) *locator {
+	l := &locator{src: src, index: make(map[string]int, len(src.Manifest.Chunks)), norm: map[string]requirement.Normalized{}}
 	for i, c := range src.Manifest.Chunks {
-		if c.ID == cit.Chunk {
-			p.chunk = i
-			break
+		if _, dup := l.index[c.ID]; !dup {
+			l.index[c.ID] = i
 		}
 	}
-	if at, _, ok := requirement.Find(src.Chunks[cit.Chunk], cit.Quote); ok {
-		p.offset = at
+	return l
+}
+
+// locate returns the section a record's first quote stands in
+// (export.Source.SectionsOf) and the record's position.
+func (l *locator) locate(r requirement.Record, index int) ([]string, position) {
+	p := position{chunk: len(l.src.Manifest.Chunks), index: index}
+	if len(r.Citations) == 0 {
+		return nil, p
 	}
-	return p
+	cit := r.Citations[0]
+	body := l.src.Chunks[cit.Chunk]
+	n, ok := l.norm[cit.Chunk]
+	if !ok {
+		n = requirement.Normalize(body)
+		l.norm[cit.Chunk] = n
+	}
+	at, _, found := requirement.FindIn(n, body, cit.Quote)
+	if found {
+		p.offset = at
+	} else {
+		at = -1
+	}
+	i, ok := l.index[cit.Chunk]
+	if !ok {
+		return nil, p
+	}
+	p.chunk = i
+	return export.SectionAt(l.src.Manifest.Chunks[i], body, at), p
 }
 
 type candidate struct {
@@ -248,12 +277,12 @@ func sectionKey(path string) string {
 	return strings.ToLower(strings.TrimLeft(path, "0123456789.§ "))
 }
 
-// wordSet is the distinct words of a text as compared (wordKey), by their
+// wordSet is the distinct words of a text as compared (requirement.WordKey), by their
 // numbers in dict, sorted.
 func wordSet(s string, dict map[string]int32) []int32 {
 	var set []int32
 	for _, w := range strings.Fields(s) {
-		k := wordKey(w)
+		k := requirement.WordKey(w)
 		if k == "" {
 			continue
 		}
@@ -266,12 +295,6 @@ func wordSet(s string, dict map[string]int32) []int32 {
 	}
 	slices.Sort(set)
 	return slices.Compact(set)
-}
-
-// wordKey is a word as compared: lower case, without the punctuation
-// around it.
-func wordKey(w string) string {
-	return strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
 }
 
 // jaccard is the Jaccard index of two sorted word sets.

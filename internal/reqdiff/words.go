@@ -3,6 +3,8 @@ package reqdiff
 import (
 	"strings"
 	"unicode"
+
+	"creator/internal/requirement"
 )
 
 // maxCells bounds the word table of one comparison; texts longer than
@@ -11,8 +13,8 @@ const maxCells = 1 << 22
 
 // wordChanges is the word-level difference of two texts: each run of words
 // replaced, inserted or deleted between words both share ("ten" → "eight").
-// Words compare as wordKey does; when only case or punctuation differ, the
-// change is the whole text.
+// Words compare as requirement.WordKey does; when only case or
+// punctuation differ, the change is the whole text.
 func wordChanges(field, old, new string) []Change {
 	if old == new {
 		return nil
@@ -72,7 +74,7 @@ func wordChanges(field, old, new string) []Change {
 func keys(words []string) []string {
 	out := make([]string, len(words))
 	for i, w := range words {
-		if out[i] = wordKey(w); out[i] == "" {
+		if out[i] = requirement.WordKey(w); out[i] == "" {
 			out[i] = w
 		}
 	}

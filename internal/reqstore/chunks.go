@@ -14,11 +14,13 @@ import (
 
 var errNoChunks = errors.New("there are no chunks yet: split the document with chunk_document first")
 
-// chunks gives access to the chunk files of the job, each read once.
+// chunks gives access to the chunk files of the job, each read and
+// normalised once.
 type chunks struct {
 	files  FS
 	man    document.Manifest
 	bodies map[string]string
+	norm   map[string]requirement.Normalized
 }
 
 func loadChunks(files FS) (*chunks, error) {
@@ -33,7 +35,17 @@ func loadChunks(files FS) (*chunks, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &chunks{files: files, man: man, bodies: map[string]string{}}, nil
+	return &chunks{files: files, man: man, bodies: map[string]string{}, norm: map[string]requirement.Normalized{}}, nil
+}
+
+// find looks for a quote in the body of chunk id (requirement.Find).
+func (c *chunks) find(id, body, quote string) (start, end int, ok bool) {
+	n, done := c.norm[id]
+	if !done {
+		n = requirement.Normalize(body)
+		c.norm[id] = n
+	}
+	return requirement.FindIn(n, body, quote)
 }
 
 func (c *chunks) body(id string) (document.ManifestChunk, string, error) {
@@ -87,7 +99,7 @@ func (c *chunks) check(cit requirement.Citation) (requirement.Citation, int, []C
 		corrections = append(corrections, *corr)
 	}
 	cit.Document = doc
-	start, end, ok := requirement.Find(body, cit.Quote)
+	start, end, ok := c.find(cit.Chunk, body, cit.Quote)
 	if !ok {
 		return cit, 0, nil, c.notFound(cit, body)
 	}
@@ -108,7 +120,7 @@ func (c *chunks) notFound(cit requirement.Citation, body string) error {
 			continue
 		}
 		if _, ob, err := c.body(other.ID); err == nil {
-			if _, _, found := requirement.Find(ob, cit.Quote); found {
+			if _, _, found := c.find(other.ID, ob, cit.Quote); found {
 				return fmt.Errorf("the quote is in %s, not in %s; cite that chunk", other.ID, cit.Chunk)
 			}
 		}

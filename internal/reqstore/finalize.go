@@ -152,11 +152,12 @@ func collect(ch *chunks, saved []Entry) (Result, []Problem) {
 			problems = append(problems, ps...)
 			continue
 		}
-		if first, dup := keys[dedupKey(e.Record)]; dup {
+		key := dedupKey(e.Record)
+		if first, dup := keys[key]; dup {
 			res.Repeats = append(res.Repeats, Repeat{ID: e.Record.ID, Of: first})
 			continue
 		}
-		keys[dedupKey(e.Record)] = e.Record.ID
+		keys[key] = e.Record.ID
 		res.Records = append(res.Records, e.Record)
 	}
 	sort.SliceStable(res.Records, func(i, j int) bool {
@@ -203,6 +204,10 @@ func (s *Store) write(recs []requirement.Record, ch *chunks, partialNote string,
 	if err != nil {
 		return err
 	}
+	// A safety net: each record was validated as read from its final.json,
+	// but what is written is the record marshalled again, its pages set
+	// from the quotes, and the list's own rules (unique ids) checked here
+	// only; an invalid output must never be written.
 	if err := output.Validate(jsonData); err != nil {
 		return err
 	}

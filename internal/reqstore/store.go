@@ -109,17 +109,18 @@ func (s *Store) Save(draft requirement.Record) (Saved, error) {
 	if err != nil {
 		return Saved{}, err
 	}
-	if err := s.refreshIndex(); err != nil {
+	key := dedupKey(rec)
+	ref, dup, err := s.lookup(key)
+	if err != nil {
 		return Saved{}, err
 	}
-	key := dedupKey(rec)
-	if ref, ok := s.index[key]; ok {
+	if dup {
 		return Saved{Ref: ref, Duplicate: true, Record: rec}, nil
 	}
 	n := s.maxN + 1
 	rec.ID = fmt.Sprintf("REQ-%03d", n)
 	dir := fmt.Sprintf("req_%03d", n)
-	ref := Ref{ID: rec.ID, File: fileOf(dir)}
+	ref = Ref{ID: rec.ID, File: fileOf(dir)}
 	data, err := requirement.Marshal(rec)
 	if err != nil {
 		return Saved{}, err
@@ -131,8 +132,8 @@ func (s *Store) Save(draft requirement.Record) (Saved, error) {
 		return Saved{}, err
 	}
 	s.index[key] = ref
-	if !slices.Contains(s.folders, dir) {
-		s.folders = append(s.folders, dir)
+	if i, found := slices.BinarySearch(s.folders, dir); !found {
+		s.folders = slices.Insert(s.folders, i, dir)
 	}
 	s.maxN = n
 	return Saved{Ref: ref, Record: rec, Corrections: corrections}, nil
@@ -202,17 +203,42 @@ func (s *Store) checkCitations(rec *requirement.Record) ([]Correction, error) {
 	return corrections, nil
 }
 
-// FindDuplicate returns the saved requirement that rec repeats: the same
+// findDuplicate returns the saved requirement that rec repeats: the same
 // text citing the same quotes. rec's citations must be in their stored
 // form, as Save leaves them.
-func (s *Store) FindDuplicate(rec requirement.Record) (Ref, bool, error) {
+func (s *Store) findDuplicate(rec requirement.Record) (Ref, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refreshIndex(); err != nil {
+	return s.lookup(dedupKey(rec))
+}
+
+// lookup returns the saved requirement of a dedup key. The index is
+// brought up to date with the folders first and, as a folder can keep its
+// name while its final.json is removed or rewritten, a requirement found
+// is read again: when its file no longer holds it, the index is rebuilt.
+func (s *Store) lookup(key string) (Ref, bool, error) {
+	if err := s.refreshIndex(false); err != nil {
 		return Ref{}, false, err
 	}
-	ref, ok := s.index[dedupKey(rec)]
+	ref, ok := s.index[key]
+	if !ok || s.holds(ref, key) {
+		return ref, ok, nil
+	}
+	if err := s.refreshIndex(true); err != nil {
+		return Ref{}, false, err
+	}
+	ref, ok = s.index[key]
 	return ref, ok, nil
+}
+
+// holds reports whether ref's file still holds the requirement of key.
+func (s *Store) holds(ref Ref, key string) bool {
+	data, err := s.files.ReadInternal(ref.File)
+	if err != nil {
+		return false
+	}
+	var rec requirement.Record
+	return json.Unmarshal(data, &rec) == nil && rec.ID == ref.ID && dedupKey(rec) == key
 }
 
 // dedupKey identifies a requirement by its text and its quotes.
@@ -243,6 +269,12 @@ func (s *Store) List() ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.entries(names), nil
+}
+
+// entries reads the final.json of the req_* folders among names, the
+// names in requirements/.
+func (s *Store) entries(names []string) []Entry {
 	var out []Entry
 	for _, name := range names {
 		if !strings.HasPrefix(name, "req_") {
@@ -258,36 +290,39 @@ func (s *Store) List() ([]Entry, error) {
 		}
 		out = append(out, e)
 	}
-	return out, nil
+	return out
 }
 
 // refreshIndex rebuilds the index of saved requirements when the folders
-// of requirements/ changed behind it.
-func (s *Store) refreshIndex() error {
+// of requirements/ changed behind it, or always when force is set.
+func (s *Store) refreshIndex(force bool) error {
 	names, err := s.files.Names("requirements")
 	if err != nil {
 		return err
 	}
-	if s.index != nil && len(names) == len(s.folders) {
+	if !force && s.index != nil && slices.Equal(names, s.folders) {
 		return nil
 	}
-	saved, err := s.List()
-	if err != nil {
-		return err
-	}
+	saved := s.entries(names)
 	s.index, s.folders, s.maxN = map[string]Ref{}, names, 0
 	// The next id is one more than the highest req_NNN folder, even one
 	// without final.json (the agent may be drafting in it), so an id is
 	// never given twice. An empty folder is left by a save cut off between
 	// making the folder and writing final.json: its id is still free, and
 	// taking it keeps the ids of a resumed job those of an uninterrupted one.
+	withFinal := make(map[string]bool, len(saved))
+	for _, e := range saved {
+		withFinal[e.Folder] = true
+	}
 	for _, name := range names {
 		v, err := strconv.Atoi(strings.TrimPrefix(name, "req_"))
 		if err != nil || !strings.HasPrefix(name, "req_") {
 			continue
 		}
-		if inside, err := s.files.Names("requirements/" + name); err == nil && len(inside) == 0 {
-			continue
+		if !withFinal[name] {
+			if inside, err := s.files.Names("requirements/" + name); err == nil && len(inside) == 0 {
+				continue
+			}
 		}
 		s.maxN = max(s.maxN, v)
 	}

@@ -96,11 +96,11 @@ func TestSave(t *testing.T) {
 	if err != nil || !again.Duplicate || again.Ref != saved.Ref {
 		t.Fatalf("duplicate Save = %+v, %v", again, err)
 	}
-	if ref, ok, err := s.FindDuplicate(saved.Record); err != nil || !ok || ref != saved.Ref {
-		t.Fatalf("FindDuplicate = %v %v %v", ref, ok, err)
+	if ref, ok, err := s.findDuplicate(saved.Record); err != nil || !ok || ref != saved.Ref {
+		t.Fatalf("findDuplicate = %v %v %v", ref, ok, err)
 	}
-	if _, ok, _ := s.FindDuplicate(draft("Another text.", saved.Record.Citations...)); ok {
-		t.Fatal("FindDuplicate found a requirement with another text")
+	if _, ok, _ := s.findDuplicate(draft("Another text.", saved.Record.Citations...)); ok {
+		t.Fatal("findDuplicate found a requirement with another text")
 	}
 	if got := folders(t, job); !reflect.DeepEqual(got, []string{"req_001"}) {
 		t.Fatalf("folders = %v", got)
@@ -220,8 +220,8 @@ func TestIndexFollowsTheFolders(t *testing.T) {
 	other.Citations = []requirement.Citation{{Document: "policy.pdf", Chunk: "chunk_001", Page: 1, Quote: "Business letters shall be kept for six years."}}
 	data, _ := requirement.Marshal(other)
 	job.WriteFile("requirements/req_005/final.json", data)
-	if ref, ok, err := s.FindDuplicate(other); err != nil || !ok || ref != (Ref{ID: "REQ-005", File: "requirements/req_005/final.json"}) {
-		t.Fatalf("FindDuplicate of the hand-written one = %v %v %v", ref, ok, err)
+	if ref, ok, err := s.findDuplicate(other); err != nil || !ok || ref != (Ref{ID: "REQ-005", File: "requirements/req_005/final.json"}) {
+		t.Fatalf("findDuplicate of the hand-written one = %v %v %v", ref, ok, err)
 	}
 	next, err := s.Save(draft("Records must not be deleted.", cite("chunk_002", "Records must not be deleted")))
 	if err != nil || next.ID != "REQ-006" {
@@ -249,5 +249,54 @@ func TestList(t *testing.T) {
 	}
 	if e := entries[1]; e.Folder != "req_003" || e.File != "requirements/req_003/final.json" || e.Err == nil || string(e.Raw) != "{not json" {
 		t.Errorf("entry 2 = %+v", e)
+	}
+}
+
+// A requirement whose final.json is removed, its folder kept, is no longer
+// a duplicate: saving it again writes it anew.
+func TestDuplicateOfARemovedFile(t *testing.T) {
+	t.Parallel()
+	job := newJob(t, true)
+	s := Open(job)
+	first, err := s.Save(draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years.")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(job.Dir, "requirements", "req_001", "final.json")); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.Save(first.Record)
+	if err != nil || again.Duplicate || again.Ref != first.Ref {
+		t.Fatalf("save after removing final.json: %+v %v", again, err)
+	}
+	if data, err := job.ReadInternal(first.File); err != nil || requirement.Validate(data) != nil {
+		t.Fatalf("final.json after the second save: %s %v", data, err)
+	}
+	// The same requirement once more is a duplicate of the new file.
+	if dup, err := s.Save(first.Record); err != nil || !dup.Duplicate || dup.Ref != first.Ref {
+		t.Fatalf("third save: %+v %v", dup, err)
+	}
+}
+
+// A folder removed and another made keep the number of folders: the index
+// follows them all the same.
+func TestIndexFollowsAFolderReplaced(t *testing.T) {
+	t.Parallel()
+	job := newJob(t, true)
+	s := Open(job)
+	first, err := s.Save(draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years.")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(job.Dir, "requirements", "req_001"))
+	os.MkdirAll(filepath.Join(job.Dir, "requirements", "req_007"), 0o755)
+	os.WriteFile(filepath.Join(job.Dir, "requirements", "req_007", "draft.md"), []byte("draft"), 0o644)
+	// Another requirement takes the id after the drafting folder's.
+	next, err := s.Save(draft("The company must keep letters.", cite("chunk_001", "Business letters shall be kept for six years.")))
+	if err != nil || next.Duplicate || next.ID != "REQ-008" {
+		t.Fatalf("save after a folder replaced: %+v %v", next, err)
+	}
+	if again, err := s.Save(first.Record); err != nil || again.Duplicate || again.ID != "REQ-009" {
+		t.Fatalf("save of the removed one: %+v %v", again, err)
 	}
 }

@@ -132,11 +132,16 @@ func Clean(s string) string {
 // Find looks for quote in text as Normalize compares them and returns the
 // byte range of the match in text.
 func Find(text, quote string) (start, end int, ok bool) {
+	return FindIn(Normalize(text), text, quote)
+}
+
+// FindIn is Find with text already normalised as n, for looking for
+// several quotes in one text.
+func FindIn(n Normalized, text, quote string) (start, end int, ok bool) {
 	q := Normalize(quote).Text
 	if q == "" {
 		return 0, 0, false
 	}
-	n := Normalize(text)
 	i := strings.Index(n.Text, q)
 	if i < 0 {
 		return 0, 0, false
@@ -240,9 +245,7 @@ func words(s string) []word {
 		if start < 0 {
 			return
 		}
-		raw := s[start:end]
-		key := strings.ToLower(strings.TrimFunc(raw, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
-		if key != "" {
+		if key := WordKey(s[start:end]); key != "" {
 			out = append(out, word{key: key, start: start, end: end})
 		}
 		start = -1
@@ -256,6 +259,12 @@ func words(s string) []word {
 	}
 	flush(len(s))
 	return out
+}
+
+// WordKey is a word as compared: lower case, without the punctuation
+// around it; empty for a word of punctuation only.
+func WordKey(w string) string {
+	return strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
 }
 
 // Ellipsis reports whether a quote leaves words out with an ellipsis

@@ -169,6 +169,18 @@ type (
 		TotalCached     int64    `json:"total_cached_tokens"`
 		TotalCostUSD    *float64 `json:"total_cost_usd,omitempty"`
 	}
+	published struct {
+		Type         string `json:"type"`
+		Time         string `json:"time"`
+		Database     string `json:"database"`
+		Schema       string `json:"schema"`
+		Requirements int    `json:"requirements"`
+		Inserted     int    `json:"inserted"`
+		Updated      int    `json:"updated"`
+		Unchanged    int    `json:"unchanged"`
+		Removed      int    `json:"removed"`
+		Partial      bool   `json:"partial"`
+	}
 )
 
 // Counter counts tokens.
@@ -298,19 +310,9 @@ func (r *Recorder) JobFinished(status string, exitCode int, reason string, t age
 
 // PublishedEvent is the line of events.jsonl that records a publication.
 func PublishedEvent(at time.Time, p Publication) []byte {
-	data, _ := json.Marshal(struct {
-		Type         string `json:"type"`
-		Time         string `json:"time"`
-		Database     string `json:"database"`
-		Schema       string `json:"schema"`
-		Requirements int    `json:"requirements"`
-		Inserted     int    `json:"inserted"`
-		Updated      int    `json:"updated"`
-		Unchanged    int    `json:"unchanged"`
-		Removed      int    `json:"removed"`
-		Partial      bool   `json:"partial"`
-	}{TypePublished, at.UTC().Format(time.RFC3339Nano), p.Database, p.Schema, p.Requirements,
-		p.Inserted, p.Updated, p.Unchanged, p.Removed, p.Partial})
+	data, _ := json.Marshal(published{Type: TypePublished, Time: at.UTC().Format(time.RFC3339Nano), Database: p.Database,
+		Schema: p.Schema, Requirements: p.Requirements, Inserted: p.Inserted, Updated: p.Updated, Unchanged: p.Unchanged,
+		Removed: p.Removed, Partial: p.Partial})
 	return append(data, '\n')
 }
 

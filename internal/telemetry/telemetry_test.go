@@ -107,3 +107,13 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 }
 
 func (l *lockedBuffer) String() string { return l.b.String() }
+
+// A published event writes every field, zero counts too.
+func TestPublishedEvent(t *testing.T) {
+	got := string(PublishedEvent(time.Date(2026, 11, 21, 6, 0, 0, 0, time.FixedZone("CET", 3600)),
+		Publication{Database: "postgres://creator@db:5432/reqs", Schema: "public", Requirements: 2, Inserted: 2}))
+	want := `{"type":"published","time":"2026-11-21T05:00:00Z","database":"postgres://creator@db:5432/reqs","schema":"public","requirements":2,"inserted":2,"updated":0,"unchanged":0,"removed":0,"partial":false}` + "\n"
+	if got != want {
+		t.Errorf("PublishedEvent = %s, want %s", got, want)
+	}
+}
