@@ -430,10 +430,13 @@ func decodeRecord(data []byte) (fileRecord, bool) {
 	if len(fields) != 3 && len(fields) != 4 {
 		return r, false
 	}
-	_, err := fmt.Sscanf(strings.Join(fields[:3], " "), "%d %d %d", &r.size, &r.mtime, &r.passages)
-	if err != nil {
+	size, err1 := strconv.ParseInt(fields[0], 10, 64)
+	mtime, err2 := strconv.ParseInt(fields[1], 10, 64)
+	n, err3 := strconv.Atoi(fields[2])
+	if err1 != nil || err2 != nil || err3 != nil {
 		return r, false
 	}
+	r.size, r.mtime, r.passages = size, mtime, n
 	if len(fields) == 4 {
 		raw, err := hex.DecodeString(fields[3])
 		if err != nil || len(raw) != r.passages*hashBytes {
