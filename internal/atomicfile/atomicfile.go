@@ -27,24 +27,24 @@ const tempMarker = ".creator-tmp-"
 // IsTemp reports whether a file name is one of this package's temporary files.
 func IsTemp(name string) bool { return strings.Contains(name, tempMarker) }
 
-// Writer replaces files atomically. The zero value is ready to use; WriteIn
-// and Write use it.
-type Writer struct {
-	// BeforeRename, if set, runs after the temporary file is complete and
+// writer replaces files atomically. The zero value is what WriteIn and
+// Write use; the tests set the hook.
+type writer struct {
+	// beforeRename, if set, runs after the temporary file is complete and
 	// before it replaces the target (tmpName is relative to the root). An
 	// error it returns ends the write there, as a crash at the most
 	// delicate moment would.
-	BeforeRename func(tmpName string) error
+	beforeRename func(tmpName string) error
 }
 
 // WriteIn writes the content of r to name (slash-separated, relative to root),
 // creating parent folders. It returns the number of bytes written.
 func WriteIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
-	return Writer{}.WriteIn(root, name, r, perm)
+	return writer{}.writeIn(root, name, r, perm)
 }
 
-// WriteIn is the package's WriteIn, with w's hook.
-func (w Writer) WriteIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
+// writeIn is the package's WriteIn, with w's hook.
+func (w writer) writeIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
 	dir := path.Dir(name)
 	if dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
@@ -62,8 +62,8 @@ func (w Writer) WriteIn(root *os.Root, name string, r io.Reader, perm fs.FileMod
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil && w.BeforeRename != nil {
-		err = w.BeforeRename(tmp)
+	if err == nil && w.beforeRename != nil {
+		err = w.beforeRename(tmp)
 	}
 	if err == nil {
 		err = root.Rename(tmp, name)
@@ -82,20 +82,16 @@ func (w Writer) WriteIn(root *os.Root, name string, r io.Reader, perm fs.FileMod
 // directly — replacing one by renaming a file over it would put a regular
 // file where the machine expects a device.
 func Write(filePath string, data []byte, perm fs.FileMode) error {
-	return Writer{}.Write(filePath, data, perm)
+	return writer{}.write(filePath, data, perm)
 }
 
-// Write is the package's Write, with w's hook.
-func (w Writer) Write(filePath string, data []byte, perm fs.FileMode) error {
-	target, err := resolve(filePath)
-	if err != nil {
-		return err
-	}
-	fi, err := os.Stat(target)
+// write is the package's Write, with w's hook.
+func (w writer) write(filePath string, data []byte, perm fs.FileMode) error {
+	target, fi, err := resolve(filePath)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return err
+	case fi == nil: // nothing there yet
 	case fi.IsDir():
 		return fmt.Errorf("%s is a folder", filePath)
 	case !fi.Mode().IsRegular():
@@ -106,34 +102,35 @@ func (w Writer) Write(filePath string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	defer root.Close()
-	_, err = w.WriteIn(root, filepath.Base(target), bytes.NewReader(data), perm)
+	_, err = w.writeIn(root, filepath.Base(target), bytes.NewReader(data), perm)
 	return err
 }
 
 // resolve follows symbolic links, also one whose target does not exist
-// yet, to the path that is to be written.
-func resolve(p string) (string, error) {
+// yet, to the path that is to be written, and returns what is there: nil
+// if nothing is.
+func resolve(p string) (string, fs.FileInfo, error) {
 	for range 40 {
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return p, nil
+			return p, nil, nil
 		}
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			return p, nil
+			return p, fi, nil
 		}
 		link, err := os.Readlink(p)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if !filepath.IsAbs(link) {
 			link = filepath.Join(filepath.Dir(p), link)
 		}
 		p = link
 	}
-	return "", fmt.Errorf("%s: too many levels of symbolic links", p)
+	return "", nil, fmt.Errorf("%s: too many levels of symbolic links", p)
 }
 
 // writeInto writes data into a special file as it is.

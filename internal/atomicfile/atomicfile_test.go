@@ -48,14 +48,14 @@ func TestCrashBeforeRenameKeepsOldFile(t *testing.T) {
 	}
 	crash := errors.New("simulated crash")
 	var sawTemp bool
-	w := Writer{BeforeRename: func(tmp string) error {
+	w := writer{beforeRename: func(tmp string) error {
 		// The complete new content exists only under the temporary name.
 		data, err := os.ReadFile(filepath.Join(dir, tmp))
 		sawTemp = err == nil && string(data) == "new content"
 		return crash
 	}}
 
-	if err := w.Write(target, []byte("new content"), 0o644); !errors.Is(err, crash) {
+	if err := w.write(target, []byte("new content"), 0o644); !errors.Is(err, crash) {
 		t.Fatalf("Write error = %v, want the simulated crash", err)
 	}
 	if !sawTemp {

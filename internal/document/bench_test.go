@@ -3,6 +3,7 @@ package document
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -65,4 +66,20 @@ func BenchmarkExtractNIST80053(b *testing.B) {
 	}
 	b.ReportMetric(float64(theirs.Nanoseconds())/float64(b.N), "pdftotext-ns/op")
 	b.ReportMetric(float64(ours)/float64(theirs), "x-pdftotext")
+}
+
+// BenchmarkSentencesLongLine splits one line of about 200 KB, as a text
+// extracted without line breaks gives, into sentences: the work per full
+// stop must not grow with the rest of the line.
+func BenchmarkSentencesLongLine(b *testing.B) {
+	text := strings.Repeat("Revenue rose by 12 percent in 2019. The report lists 5 items: see Section 5.2.8. It took 3 weeks, i.e. 21 days. ", 1800)
+	opts := SentenceOptions{ListsEnd: true, NumbersEnd: true}
+	want := len(Sentences(text, opts))
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if got := len(Sentences(text, opts)); got != want {
+			b.Fatalf("%d sentences, then %d", want, got)
+		}
+	}
+	b.ReportMetric(float64(want), "sentences")
 }

@@ -105,7 +105,7 @@ func lineEnds(rest string, opts SentenceOptions) bool {
 	switch {
 	case strings.HasPrefix(next, "\n"):
 		return true
-	case !opts.ListsEnd || isMarker(firstLine(next)):
+	case !opts.ListsEnd || markerLine(next):
 		return false
 	}
 	return listMarkerRE.MatchString(next) || strings.HasPrefix(next, "o") && capMarkerRE.MatchString(next)
@@ -137,7 +137,7 @@ func sentenceEnd(text string, i int, opts SentenceOptions) (int, bool) {
 	if k == j || k >= len(text) {
 		return 0, false
 	}
-	pageBreak := isMarker(firstLine(text[k:]))
+	pageBreak := markerLine(text[k:])
 	if pageBreak && !opts.PageBreakEnds {
 		return 0, false // the sentence may go on after the page break
 	}
@@ -152,6 +152,13 @@ func sentenceEnd(text string, i int, opts SentenceOptions) (int, bool) {
 		return 0, false
 	}
 	return j, true
+}
+
+// markerLine reports whether the first line of s is a page marker. Only a
+// line that starts with "---" is read to its end, so that testing each full
+// stop of a long line does not read the rest of it.
+func markerLine(s string) bool {
+	return strings.HasPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), "---") && isMarker(firstLine(s))
 }
 
 func firstLine(s string) string {
@@ -193,7 +200,12 @@ func abbreviation(before, next string, numbersEnd bool) bool {
 		case before[i-1] == '.':
 			return false // a dotted number ends the sentence: "Section 5.2.8."
 		}
-		nw := strings.ToLower(strings.Trim(strings.Fields(next + " x")[0], ".,;:"))
+		// The word after the full stop, read no further than its end.
+		w := strings.TrimLeftFunc(next, unicode.IsSpace)
+		if j := strings.IndexFunc(w, unicode.IsSpace); j >= 0 {
+			w = w[:j]
+		}
+		nw := strings.ToLower(strings.Trim(w, ".,;:"))
 		return months[nw]
 	}
 	return utf8.RuneCountInString(word) == 1 || abbreviations[strings.ToLower(word)]

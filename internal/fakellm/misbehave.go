@@ -28,15 +28,15 @@ type Scenario struct {
 // handles without changing its output. Each is deterministic.
 func Scenarios() []Scenario {
 	out := []Scenario{
-		{"argument variants", func(next Handler) Handler { return ArgumentVariants(1, next) }, "ignored unknown field"},
-		{"tool name variants", func(next Handler) Handler { return NameVariants(next) }, "read tool name"},
-		{"cut off at the output limit", func(next Handler) Handler { return StrictHistory(CutOff(0.3, 2, next)) }, "cut off at the output limit"},
+		{"argument variants", func(next Handler) Handler { return argumentVariants(1, next) }, "ignored unknown field"},
+		{"tool name variants", func(next Handler) Handler { return nameVariants(next) }, "read tool name"},
+		{"cut off at the output limit", func(next Handler) Handler { return StrictHistory(cutOff(0.3, 2, next)) }, "cut off at the output limit"},
 		// A clean run may repeat a read too; the repeated answers' call ids
-		// are Repeats' own.
-		{"repeated calls", func(next Handler) Handler { return Repeats(0.3, 3, next) }, `"id":"rep`},
+		// are repeats' own.
+		{"repeated calls", func(next Handler) Handler { return repeats(0.3, 3, next) }, `"id":"rep`},
 	}
-	for _, f := range TextForms {
-		out = append(out, Scenario{"tool calls as text: " + f, func(next Handler) Handler { return TextCalls(f, next) }, "read from the answer's text"})
+	for _, f := range textForms {
+		out = append(out, Scenario{"tool calls as text: " + f, func(next Handler) Handler { return textCalls(f, next) }, "read from the answer's text"})
 	}
 	return out
 }
@@ -51,12 +51,12 @@ func draw(seed uint64, n int, rate float64) bool {
 	return r.Float64() < rate
 }
 
-// ArgumentVariants sends every tool call's arguments in forms that mean
+// argumentVariants sends every tool call's arguments in forms that mean
 // the same thing unambiguously: enumeration values in other letter cases,
 // numbers as strings, a null for an optional field, the document as a path
 // and the chunk as a file name, a comma-separated string for a list of
 // names, one object for a list of one, and fields no tool has.
-func ArgumentVariants(seed uint64, next Handler) Handler {
+func argumentVariants(seed uint64, next Handler) Handler {
 	return func(r Request) Reply {
 		reply := next(r)
 		for i := range reply.ToolCalls {
@@ -122,9 +122,9 @@ func vary(args map[string]any, tool string, seed uint64) {
 	}
 }
 
-// NameVariants calls the tools by other spellings of their names: with a
+// nameVariants calls the tools by other spellings of their names: with a
 // namespace, in camel case, with hyphens.
-func NameVariants(next Handler) Handler {
+func nameVariants(next Handler) Handler {
 	return func(r Request) Reply {
 		reply := next(r)
 		for i := range reply.ToolCalls {
@@ -147,11 +147,11 @@ func NameVariants(next Handler) Handler {
 	}
 }
 
-// CutOff ends a share of the answers at the output limit: the answer
+// cutOff ends a share of the answers at the output limit: the answer
 // stops inside the arguments of one of its calls (the calls after it are
 // never written) with finish_reason "length"; some answers are cut off
 // while the model is still reasoning, before any call.
-func CutOff(rate float64, seed uint64, next Handler) Handler {
+func cutOff(rate float64, seed uint64, next Handler) Handler {
 	return func(r Request) Reply {
 		reply := next(r)
 		if len(reply.ToolCalls) == 0 || !draw(seed, r.N, rate) {
@@ -188,9 +188,9 @@ func StrictHistory(next Handler) Handler {
 	}
 }
 
-// Repeats sends, in a share of the answers, the calls of the previous
+// repeats sends, in a share of the answers, the calls of the previous
 // answer once more instead of the next step.
-func Repeats(rate float64, seed uint64, next Handler) Handler {
+func repeats(rate float64, seed uint64, next Handler) Handler {
 	return func(r Request) Reply {
 		var prev *llm.Message
 		for i := len(r.Messages) - 1; i >= 0; i-- {
@@ -212,13 +212,13 @@ func Repeats(rate float64, seed uint64, next Handler) Handler {
 	}
 }
 
-// TextForms are the ways models write tool calls into their text when the
+// textForms are the ways models write tool calls into their text when the
 // chat template does not match them.
-var TextForms = []string{"<tool_call> tags", "fenced JSON", "bare JSON", "harmony", "[TOOL_CALLS]", "<function=…> tags", "DeepSeek tokens", "Qwen XML", "OpenAI JSON"}
+var textForms = []string{"<tool_call> tags", "fenced JSON", "bare JSON", "harmony", "[TOOL_CALLS]", "<function=…> tags", "DeepSeek tokens", "Qwen XML", "OpenAI JSON"}
 
-// TextCalls writes every answer's tool calls into its text, in one form,
+// textCalls writes every answer's tool calls into its text, in one form,
 // and sends no structured calls.
-func TextCalls(form string, next Handler) Handler {
+func textCalls(form string, next Handler) Handler {
 	return func(r Request) Reply {
 		reply := next(r)
 		if len(reply.ToolCalls) == 0 {

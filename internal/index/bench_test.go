@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
 	"os/exec"
@@ -170,27 +169,6 @@ func BenchmarkSearchNIST80053(b *testing.B) {
 	})
 }
 
-// hashEmbedder stands in for an embedding server in the benchmark: a
-// hashed bag of words of an embedding model's size, so that the cost
-// measured is the index's own.
-type hashEmbedder struct{ dim int }
-
-func (hashEmbedder) EmbeddingModel() string { return "hash" }
-
-func (e hashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v := make([]float32, e.dim)
-		for _, w := range strings.Fields(strings.ToLower(t)) {
-			h := fnv.New32a()
-			h.Write([]byte(w))
-			v[h.Sum32()%uint32(e.dim)]++
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
 // BenchmarkHybridNIST80053 embeds the 2,000 chunk files of
 // BenchmarkSearchNIST80053 (384 dimensions), then measures a hybrid query,
 // BM25 and cosine over every passage fused by rank (goal: median ≤ 10 ms
@@ -198,7 +176,7 @@ func (e hashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, err
 // one 6 KB chunk on write.
 func BenchmarkHybridNIST80053(b *testing.B) {
 	dir, text := benchFolder(b)
-	x, err := OpenWith(dir, os.DirFS(dir), Options{Embedder: hashEmbedder{dim: 384}})
+	x, err := OpenWith(dir, os.DirFS(dir), Options{Embedder: &bagEmbedder{model: "bag", dim: 384}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -236,6 +214,12 @@ func BenchmarkHybridNIST80053(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+		x.mu.Lock()
+		dirty, unembedded := len(x.dirty), len(x.unembedded)
+		x.mu.Unlock()
+		if dirty > 0 || unembedded > 0 {
+			b.Fatalf("%d files not indexed, %d not embedded", dirty, unembedded)
+		}
 		b.ReportMetric(ms(median(ds)), "median-ms/chunk")
 	})
 }

@@ -80,9 +80,10 @@ type Index struct {
 	// emb embeds passages for semantic search; nil: keyword search only.
 	emb Embedder
 	vec *vectorStore
-	// unembedded holds files with passages that have no vector yet; they
-	// are embedded before the next semantic search.
-	unembedded map[string]bool
+	// unembedded holds, by file, the texts of its passages that have no
+	// vector yet, by content hash; they are embedded before the next
+	// semantic search.
+	unembedded map[string]map[string]string
 }
 
 // Options tune how an index is kept on disk. The zero value suits a job.
@@ -106,7 +107,7 @@ func Open(jobDir string, fsys fs.FS) (*Index, error) {
 
 // OpenWith is Open with options.
 func OpenWith(jobDir string, fsys fs.FS, opts Options) (*Index, error) {
-	x := &Index{fsys: fsys, dir: filepath.Join(jobDir, filepath.FromSlash(Dir)), files: map[string]fileRecord{}, dirty: map[string]bool{}, unembedded: map[string]bool{}, emb: opts.Embedder}
+	x := &Index{fsys: fsys, dir: filepath.Join(jobDir, filepath.FromSlash(Dir)), files: map[string]fileRecord{}, dirty: map[string]bool{}, unembedded: map[string]map[string]string{}, emb: opts.Embedder}
 	reason := ""
 	bi, err := openExisting(x.dir, opts)
 	switch {
@@ -134,7 +135,7 @@ func OpenWith(jobDir string, fsys fs.FS, opts Options) (*Index, error) {
 		if bi, err = create(x.dir, opts); err != nil {
 			return nil, fmt.Errorf("cannot create the search index: %w", err)
 		}
-		x.bi, x.mapping, x.files = bi, bi.Mapping(), map[string]fileRecord{}
+		x.bi, x.mapping, x.files, x.unembedded = bi, bi.Mapping(), map[string]fileRecord{}, map[string]map[string]string{}
 		reason = "the index could not be read: " + err.Error()
 		stats, err = x.sync()
 	}
@@ -361,13 +362,12 @@ func (x *Index) addFile(b *bleve.Batch, rel string) error {
 		return nil
 	}
 	ps := passages(text)
-	hashes := make([]string, len(ps))
 	for i, p := range ps {
 		if err := b.Index(passageID(rel, i), map[string]any{fieldPath: rel, "text": p.text}); err != nil {
 			return err
 		}
-		hashes[i] = contentHash(p.text)
 	}
+	hashes := passageHashes(ps)
 	old, known := x.files[rel]
 	if !known {
 		// Passages without a record can only be left by an older layout;
@@ -388,8 +388,8 @@ func (x *Index) addFile(b *bleve.Batch, rel string) error {
 	rec := fileRecord{size: fi.Size(), mtime: fi.ModTime().UnixNano(), passages: len(ps), hashes: hashes}
 	b.SetInternal(recordKey(rel), rec.encode())
 	x.files[rel] = rec
-	if x.vec != nil && !x.embedded(rel) {
-		x.unembedded[rel] = true
+	if x.emb != nil {
+		x.noteUnembedded(rel, ps, hashes)
 	}
 	return nil
 }
@@ -430,10 +430,13 @@ func decodeRecord(data []byte) (fileRecord, bool) {
 	if len(fields) != 3 && len(fields) != 4 {
 		return r, false
 	}
-	_, err := fmt.Sscanf(strings.Join(fields[:3], " "), "%d %d %d", &r.size, &r.mtime, &r.passages)
-	if err != nil {
+	size, err1 := strconv.ParseInt(fields[0], 10, 64)
+	mtime, err2 := strconv.ParseInt(fields[1], 10, 64)
+	n, err3 := strconv.Atoi(fields[2])
+	if err1 != nil || err2 != nil || err3 != nil {
 		return r, false
 	}
+	r.size, r.mtime, r.passages = size, mtime, n
 	if len(fields) == 4 {
 		raw, err := hex.DecodeString(fields[3])
 		if err != nil || len(raw) != r.passages*hashBytes {

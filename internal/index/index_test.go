@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -281,5 +282,23 @@ func TestSnippetOfALongLine(t *testing.T) {
 	}
 	if !strings.Contains(strings.ToValidUTF8(s, "?"), "ä") || strings.Contains(strings.ToValidUTF8(s, "?"), "?") {
 		t.Errorf("snippet cut inside a character: %q", s)
+	}
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, r := range []fileRecord{
+		{size: 6000, mtime: 1700000000123456789, passages: 2, hashes: []string{contentHash("a\n"), contentHash("b\n")}},
+		{size: 0, mtime: -5, passages: 1}, // written before passages had hashes
+	} {
+		got, ok := decodeRecord(r.encode())
+		if !ok || got.size != r.size || got.mtime != r.mtime || got.passages != r.passages || !slices.Equal(got.hashes, r.hashes) {
+			t.Errorf("%q decoded as %+v, %v", r.encode(), got, ok)
+		}
+	}
+	for _, bad := range []string{"", "1 2", "1 x 3", "1 2 3 zz", "1 2 2 00"} {
+		if r, ok := decodeRecord([]byte(bad)); ok {
+			t.Errorf("%q decoded as %+v", bad, r)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"hash/fnv"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -11,9 +12,12 @@ import (
 )
 
 // bagEmbedder embeds a text as its hashed bag of words, so that texts
-// sharing words are near; it counts the texts and can fail.
+// sharing words are near; it counts the texts and can fail. In the
+// benchmarks it stands in for an embedding server of a model's size, so
+// that the cost measured is the index's own.
 type bagEmbedder struct {
 	model string
+	dim   int // 0: 32
 	mu    sync.Mutex
 	texts int
 	fail  error
@@ -28,13 +32,17 @@ func (e *bagEmbedder) Embed(_ context.Context, texts []string) ([][]float32, err
 		return nil, e.fail
 	}
 	e.texts += len(texts)
+	dim := e.dim
+	if dim == 0 {
+		dim = 32
+	}
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
-		v := make([]float32, 32)
+		v := make([]float32, dim)
 		for _, w := range strings.Fields(strings.ToLower(t)) {
 			h := fnv.New32a()
 			h.Write([]byte(strings.Trim(w, ".,")))
-			v[h.Sum32()%32]++
+			v[h.Sum32()%uint32(dim)]++
 		}
 		out[i] = v
 	}
@@ -172,5 +180,65 @@ func TestSemanticUpgradesRecordsWithoutHashes(t *testing.T) {
 	res, err := x.Search(Query{Text: "ten years", Mode: ModeSemantic})
 	if err != nil || len(res.Hits) == 0 || res.Hits[0].Path != "chunks/b.md" {
 		t.Errorf("records without hashes: %+v, %v", res, err)
+	}
+}
+
+// countingFS counts the opening of each path.
+type countingFS struct {
+	fs.StatFS
+	mu    sync.Mutex
+	opens map[string]int
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	c.mu.Lock()
+	c.opens[name]++
+	c.mu.Unlock()
+	return c.StatFS.Open(name)
+}
+
+func (c *countingFS) count(name string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.opens[name]
+}
+
+func TestSemanticReadsAFileOnce(t *testing.T) {
+	t.Parallel()
+	dir := semanticFolder(t)
+	openCounted := func(e Embedder) (*Index, *countingFS) {
+		fsys := &countingFS{StatFS: os.DirFS(dir).(fs.StatFS), opens: map[string]int{}}
+		x, err := OpenWith(dir, fsys, Options{PersistAtOnce: true, Embedder: e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { x.Close() })
+		return x, fsys
+	}
+	e := &bagEmbedder{model: "bag"}
+	x, fsys := openCounted(e)
+	write(t, dir, "chunks/d.md", "Keys are rotated every year.\n")
+	x.FileChanged("chunks/d.md")
+	if err := x.embedPending(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"chunks/a.md", "chunks/b.md", "notes/c.md", "chunks/d.md"} {
+		if n := fsys.count(rel); n != 1 {
+			t.Errorf("%s read %d times to index and embed it, want 1", rel, n)
+		}
+	}
+	if got := e.count(); got != 4 {
+		t.Errorf("embedded %d texts, want 4", got)
+	}
+	x.Close()
+
+	// Another model: the files, unchanged, are read once for their vectors.
+	other := &bagEmbedder{model: "other"}
+	x, fsys = openCounted(other)
+	if err := x.embedPending(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := fsys.count("chunks/a.md"); n != 1 || other.count() != 4 {
+		t.Errorf("another model: a.md read %d times, %d texts embedded; want 1 and 4", n, other.count())
 	}
 }

@@ -41,6 +41,15 @@ func contentHash(text string) string {
 	return string(sum[:hashBytes])
 }
 
+// passageHashes are the content hashes of passages.
+func passageHashes(ps []passage) []string {
+	hashes := make([]string, len(ps))
+	for i, p := range ps {
+		hashes[i] = contentHash(p.text)
+	}
+	return hashes
+}
+
 // vectorStore holds the vectors of passage texts by content hash,
 // normalised to length 1 so that cosine is a dot product.
 type vectorStore struct {
@@ -192,17 +201,11 @@ func (x *Index) embedPending(ctx context.Context) error {
 	x.refreshDirty()
 	var keys, texts []string
 	seen := map[string]bool{}
-	for rel := range x.unembedded {
-		fi, err := x.statText(rel)
-		if err != nil {
-			delete(x.unembedded, rel)
-			continue
-		}
-		for _, p := range fi {
-			key := contentHash(p.text)
+	for _, missing := range x.unembedded {
+		for key, text := range missing {
 			if _, ok := x.vec.byKey[key]; !ok && !seen[key] {
 				seen[key] = true
-				keys, texts = append(keys, key), append(texts, p.text)
+				keys, texts = append(keys, key), append(texts, text)
 			}
 		}
 	}
@@ -226,53 +229,65 @@ func (x *Index) embedPending(ctx context.Context) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	for rel := range x.unembedded {
-		if x.embedded(rel) {
-			delete(x.unembedded, rel)
-		}
-	}
+	x.dropEmbedded()
 	return nil
 }
 
-// statText returns the passages of a file as it is now.
-func (x *Index) statText(rel string) ([]passage, error) {
-	text, ok, err := readText(x.fsys, rel, 0)
-	if err != nil || !ok {
-		return nil, errors.Join(err, errors.New("not text"))
-	}
-	return passages(text), nil
-}
-
-// embedded reports whether every passage of a file has its vector.
-func (x *Index) embedded(rel string) bool {
-	rec, ok := x.files[rel]
-	if !ok {
-		return true
-	}
-	if len(rec.hashes) != rec.passages {
-		return false
-	}
-	for _, h := range rec.hashes {
-		if _, ok := x.vec.byKey[h]; !ok {
-			return false
+// noteUnembedded keeps the texts of a file's passages that have no vector
+// yet, read and hashed as the file was indexed, for embedPending.
+func (x *Index) noteUnembedded(rel string, ps []passage, hashes []string) {
+	missing := map[string]string{}
+	for i, h := range hashes {
+		if x.vec == nil || x.vec.byKey[h] == nil {
+			missing[h] = ps[i].text
 		}
 	}
-	return true
+	if len(missing) == 0 {
+		delete(x.unembedded, rel)
+		return
+	}
+	x.unembedded[rel] = missing
 }
 
-// loadVectors reads the stored vectors and notes the files whose passages
-// still need one; files recorded before passages had hashes are indexed
+// dropEmbedded forgets the passage texts that have their vector now.
+func (x *Index) dropEmbedded() {
+	for rel, missing := range x.unembedded {
+		for h := range missing {
+			if x.vec.byKey[h] != nil {
+				delete(missing, h)
+			}
+		}
+		if len(missing) == 0 {
+			delete(x.unembedded, rel)
+		}
+	}
+}
+
+// loadVectors reads the stored vectors and notes the passages that still
+// need one. Files indexed by Open noted theirs already; the others are
+// read once here. Files recorded before passages had hashes are indexed
 // again.
 func (x *Index) loadVectors() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.vec = loadVectors(x.dir, x.emb.EmbeddingModel())
+	x.dropEmbedded()
 	for rel, rec := range x.files {
 		if len(rec.hashes) != rec.passages {
 			x.dirty[rel] = true
+			continue
 		}
-		if !x.embedded(rel) {
-			x.unembedded[rel] = true
+		if _, ok := x.unembedded[rel]; ok {
+			continue
+		}
+		for _, h := range rec.hashes {
+			if x.vec.byKey[h] == nil {
+				if text, ok, err := readText(x.fsys, rel, 0); err == nil && ok {
+					ps := passages(text)
+					x.noteUnembedded(rel, ps, passageHashes(ps))
+				}
+				break
+			}
 		}
 	}
 }
