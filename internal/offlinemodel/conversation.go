@@ -164,12 +164,24 @@ func (f *facts) readNote(m llm.Message) {
 // identical call that succeeded (one cut off by an interruption, say, is
 // not the one pointed to).
 func (c *conversation) resolveRepeats() {
-	if !c.hasRepeats() {
-		return // the usual case: no call keys to work out
+	// Only calls of a name some repeat answer has need a key: usually none.
+	repeated := map[string]bool{}
+	for _, s := range c.steps {
+		for _, cr := range s.calls {
+			if cr.data.Kind == agent.KindRepeat {
+				repeated[cr.call.Name] = true
+			}
+		}
+	}
+	if len(repeated) == 0 {
+		return
 	}
 	last := map[string]callResult{}
 	for _, s := range c.steps {
 		for i, cr := range s.calls {
+			if !repeated[cr.call.Name] {
+				continue
+			}
 			key := agent.CallKey(cr.call)
 			if cr.data.Kind == agent.KindRepeat {
 				if earlier, ok := last[key]; ok {
@@ -182,17 +194,6 @@ func (c *conversation) resolveRepeats() {
 			}
 		}
 	}
-}
-
-func (c *conversation) hasRepeats() bool {
-	for _, s := range c.steps {
-		for _, cr := range s.calls {
-			if cr.data.Kind == agent.KindRepeat {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (f *facts) apply(si int, cr callResult) {
