@@ -13,6 +13,7 @@ import (
 	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/llm"
+	"creator/internal/requirement"
 	"creator/planner"
 	"creator/tools"
 	"creator/workspace"
@@ -23,7 +24,7 @@ func TestSentences(t *testing.T) {
 	text := "--- page 3 ---\n1. Scope\n\nRecords must be kept for ten years, z. B. in the archive. The archive\n--- page 4 ---\nshould be checked every quarter (see Section 5.2.8.). Keys SHALL be rotated:\n• Key A MUST be kept.\n• Key B MAY be dropped.\n41 Die Belege sind aufzubewahren.\nAm 1. Oktober 2019 gilt das.\n"
 	var got []string
 	for _, s := range sentences(text) {
-		if q := cleanQuote(stripLead(s).text); q != "" {
+		if q := requirement.Clean(stripLead(s).text); q != "" {
 			got = append(got, q)
 		}
 	}

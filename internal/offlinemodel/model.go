@@ -19,6 +19,7 @@ import (
 	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/llm"
+	"creator/internal/requirement"
 	"creator/tools"
 )
 
@@ -460,7 +461,7 @@ const maxSentence = 1500
 // splitLong cuts a run longer than most bytes at its line breaks, and a
 // line still longer at its semicolons, then at the last space before most.
 func splitLong(s sentence, most int) []sentence {
-	if len(cleanQuote(s.text)) <= most {
+	if len(requirement.Clean(s.text)) <= most {
 		return []sentence{s}
 	}
 	var out []sentence
@@ -505,7 +506,7 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 	var out []draft
 	seen := map[string]bool{}
 	for _, x := range all {
-		quote := cleanQuote(x.s.text)
+		quote := requirement.Clean(x.s.text)
 		if len(strings.Fields(quote)) < 4 || seen[quote] || strings.Contains(quote, tools.LineCut) {
 			continue
 		}
@@ -556,7 +557,7 @@ func tableRows(text string, bs []block, p profile) ([]found, []span) {
 			continue
 		}
 		for _, row := range idRows(text, b.start, b.end) {
-			quote := cleanQuote(row.text)
+			quote := requirement.Clean(row.text)
 			f, ok := classify(quote, false)
 			if !ok {
 				if !rowStatesDuty(quote) {
@@ -590,7 +591,7 @@ func cueSentences(text string, bs []block, rows []span, p profile) []found {
 		}
 		for _, s := range splitLong(whole, maxSentence) {
 			s = stripLead(s)
-			if f, ok := classify(cleanQuote(s.text), p.UpperOnly); ok {
+			if f, ok := classify(requirement.Clean(s.text), p.UpperOnly); ok {
 				out = append(out, found{s, f})
 			}
 		}

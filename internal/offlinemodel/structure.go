@@ -3,6 +3,8 @@ package offlinemodel
 import (
 	"regexp"
 	"strings"
+
+	"creator/internal/requirement"
 )
 
 // Control catalogs and requirement lists state their requirements by
@@ -194,7 +196,7 @@ func items(text string, b block) []sentence {
 			}
 		}
 		s := sentence{text: raw, start: start}
-		q := cleanQuote(s.text)
+		q := requirement.Clean(s.text)
 		if len(strings.Fields(q)) < 4 || strings.Contains(q, "[Withdrawn") || strings.HasSuffix(q, ":") {
 			return
 		}
@@ -245,7 +247,7 @@ func idRows(text string, from, to int) []idRow {
 	flush := func() {
 		if cur != nil {
 			cur.text = strings.TrimSpace(cur.text)
-			q := cleanQuote(cur.text)
+			q := requirement.Clean(cur.text)
 			if len(strings.Fields(q)) >= 4 && lowerWord.MatchString(q) && !leaderDots.MatchString(q) {
 				out = append(out, *cur)
 			}
