@@ -506,20 +506,21 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 	var out []draft
 	seen := map[string]bool{}
 	for _, x := range all {
-		quote := requirement.Clean(x.s.text)
-		if len(strings.Fields(quote)) < 4 || seen[quote] || strings.Contains(quote, tools.LineCut) {
+		if len(strings.Fields(x.quote)) < 4 || seen[x.quote] || strings.Contains(x.quote, tools.LineCut) {
 			continue
 		}
-		seen[quote] = true
-		out = append(out, buildDraft(quote, c.doc, chunkID(c.n), c.heading, x.f, p))
+		seen[x.quote] = true
+		out = append(out, buildDraft(x.quote, c.doc, chunkID(c.n), c.heading, x.f, p))
 	}
 	return out
 }
 
-// found is a requirement found in a chunk, before it becomes a draft.
+// found is a requirement found in a chunk, before it becomes a draft: the
+// sentence, cleaned as its quote, and what it states.
 type found struct {
-	s sentence
-	f finding
+	s     sentence
+	quote string
+	f     finding
 }
 
 // span is a byte range of a chunk.
@@ -535,9 +536,10 @@ func blockStatements(text string, bs []block) []found {
 		if b.kind != normative {
 			continue
 		}
-		for _, s := range items(text, b) {
-			out = append(out, found{s, finding{kind: "obligation", cue: "a statement of a normative block", confidence: 0.8, strong: true,
-				note: "a statement under a requirement or control label, an obligation whatever its verb"}})
+		for _, x := range items(text, b) {
+			x.f = finding{kind: "obligation", cue: "a statement of a normative block", confidence: 0.8, strong: true,
+				note: "a statement under a requirement or control label, an obligation whatever its verb"}
+			out = append(out, x)
 		}
 	}
 	return out
@@ -557,7 +559,7 @@ func tableRows(text string, bs []block, p profile) ([]found, []span) {
 			continue
 		}
 		for _, row := range idRows(text, b.start, b.end) {
-			quote := requirement.Clean(row.text)
+			quote := row.quote
 			f, ok := classify(quote, false)
 			if !ok {
 				if !rowStatesDuty(quote) {
@@ -567,7 +569,7 @@ func tableRows(text string, bs []block, p profile) ([]found, []span) {
 					note: "a row of a requirements table with its own identifier, an obligation whatever its verb"}
 			}
 			spans = append(spans, span{row.line, row.start + len(row.text)})
-			out = append(out, found{row.sentence, f})
+			out = append(out, found{row.sentence, quote, f})
 		}
 	}
 	return out, spans
@@ -591,8 +593,9 @@ func cueSentences(text string, bs []block, rows []span, p profile) []found {
 		}
 		for _, s := range splitLong(whole, maxSentence) {
 			s = stripLead(s)
-			if f, ok := classify(requirement.Clean(s.text), p.UpperOnly); ok {
-				out = append(out, found{s, f})
+			quote := requirement.Clean(s.text)
+			if f, ok := classify(quote, p.UpperOnly); ok {
+				out = append(out, found{s, quote, f})
 			}
 		}
 	}
