@@ -215,10 +215,8 @@ func (f *facts) apply(si int, cr callResult) {
 		}
 	case "chunk_document":
 		var ch tools.Chunked
-		if cr.ok && cr.data.Decode(&ch) {
-			if doc := f.documentOf(ch.Source, cr.path()); doc != "" {
-				f.chunked[doc] = chunkRange{ch.First, ch.Last}
-			}
+		if cr.ok && cr.data.Decode(&ch) && ch.Document != "" {
+			f.chunked[ch.Document] = chunkRange{ch.First, ch.Last}
 		}
 	case "write_plan":
 		if cr.done() {
@@ -287,25 +285,6 @@ func (f *facts) replacePlan(args map[string]any) {
 		}
 		f.plan = append(f.plan, task{n: i + 1, text: t, status: st})
 	}
-}
-
-// documentOf finds the input document a chunked text belongs to.
-func (f *facts) documentOf(source, arg string) string {
-	for doc, out := range f.extracted {
-		if out == source {
-			return doc
-		}
-	}
-	for _, doc := range f.inputs {
-		if "input/"+doc == arg || "input/"+doc == source {
-			return doc
-		}
-		base := strings.TrimSuffix(doc, fileExt(doc))
-		if source == "input/"+base+".txt" || source == "input/"+base+".extracted.txt" {
-			return doc
-		}
-	}
-	return ""
 }
 
 func fileExt(name string) string {
