@@ -421,22 +421,25 @@ type chunkRead struct {
 // their content are not repeated; they would only fail again. When context
 // management has shortened such a call's arguments, the call cannot be
 // repeated as it was: reread names the chunk to read and analyse again.
-func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
+// chunks are the chunks the calls are about, one for each.
+func (c *conversation) savesToRepeat() (calls []llm.ToolCall, chunks []string, reread int) {
 	if len(c.steps) == 0 {
-		return nil, 0
+		return nil, nil, 0
 	}
 	last := c.steps[len(c.steps)-1]
 	var declares []llm.ToolCall
+	var declared []string
 	for _, cr := range last.calls {
 		garbled := cr.data.Kind == agent.KindUnknownTool
 		if !(agent.NotRun(cr.data) || garbled) {
 			continue
 		}
-		if _, ok := cr.args["chunk"].(string); ok && cr.call.Name == declareTool {
+		if id, ok := cr.args["chunk"].(string); ok && cr.call.Name == declareTool {
 			declares = append(declares, call(declareTool, cr.args))
+			declared = append(declared, id)
 			continue
 		}
-		cits, isSave := cr.args["citations"].([]any)
+		_, isSave := cr.args["citations"].([]any)
 		if !isSave && cr.call.Name == "save_requirement" {
 			// The arguments did not arrive (cut off at the output limit,
 			// broken JSON): analyse the chunk the step announced again.
@@ -449,25 +452,20 @@ func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
 			continue
 		}
 		if strings.Contains(cr.call.Arguments, compaction.Shortened) {
-			if len(cits) > 0 {
-				if cit, ok := cits[0].(map[string]any); ok {
-					if id, ok := cit["chunk"].(string); ok {
-						if m := chunkIDRE.FindStringSubmatch(id); m != nil {
-							reread, _ = strconv.Atoi(m[1])
-						}
-					}
-				}
+			if m := chunkIDRE.FindStringSubmatch(citedChunk(cr.args)); m != nil {
+				reread, _ = strconv.Atoi(m[1])
 			}
 			continue
 		}
 		calls = append(calls, call("save_requirement", cr.args))
+		chunks = append(chunks, citedChunk(cr.args))
 	}
 	if reread > 0 {
 		// Analysing the chunk again saves them all in their order; saving
 		// some now would number them out of it.
-		return declares, reread
+		return declares, declared, reread
 	}
-	return append(calls, declares...), reread
+	return append(calls, declares...), append(chunks, declared...), reread
 }
 
 var chunkIDRE = regexp.MustCompile(`^chunk_(\d+)$`)

@@ -1,7 +1,6 @@
 package offlinemodel
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -218,9 +217,9 @@ func (c *conversation) pendingGaps() (pending []tools.UncoveredChunk, repeat []l
 	f := c.facts
 	round := f.finals[len(f.finals)-1]
 	worked := c.chunksWorked(round.step+1, len(c.steps))
-	repeat, _ = c.savesToRepeat()
-	for _, r := range repeat {
-		worked[chunkNamed(r.Name, argsOf(r))] = true
+	repeat, chunks, _ := c.savesToRepeat()
+	for _, id := range chunks {
+		worked[id] = true
 	}
 	for id := range c.refused {
 		worked[id] = true
@@ -280,11 +279,4 @@ func (c *conversation) workGaps(pending []tools.UncoveredChunk) (calls []llm.Too
 		}
 	}
 	return append(calls, reads...), covered, reading
-}
-
-// argsOf are a call's arguments as a map.
-func argsOf(tc llm.ToolCall) map[string]any {
-	args := map[string]any{}
-	json.Unmarshal([]byte(tc.Arguments), &args)
-	return args
 }

@@ -394,7 +394,7 @@ func (m *Model) groupTasks(f *facts) []string {
 // workGroup processes the chunks of one task: save the requirements of the
 // chunk read in the last step, read the next one.
 func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls []llm.ToolCall) (string, []llm.ToolCall) {
-	repeat, reread := st.savesToRepeat()
+	repeat, _, reread := st.savesToRepeat()
 	calls = append(calls, repeat...)
 	profiles, ok := st.profiles()
 	if !ok {
