@@ -90,8 +90,11 @@ func (c *conversation) refusedChunks() map[string]int {
 	}
 	saves, refused := map[string]int{}, map[string]int{}
 	for _, cr := range c.steps[len(c.steps)-1].calls {
-		id := chunkNamed(cr.call.Name, cr.args)
-		if id == "" || cr.call.Name != "save_requirement" {
+		if cr.call.Name != "save_requirement" {
+			continue
+		}
+		id := citedChunk(cr.args)
+		if id == "" {
 			continue
 		}
 		saves[id]++
