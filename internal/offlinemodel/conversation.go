@@ -100,9 +100,7 @@ func readConversation(msgs []llm.Message) *conversation {
 				firstUser = false
 				var job workspace.Assignment
 				m.Data.Decode(&job)
-				for _, name := range job.Inputs {
-					f.inputs = appendNew(f.inputs, name)
-				}
+				f.inputs = unique(job.Inputs)
 				continue
 			}
 			f.readNote(m)
@@ -350,15 +348,6 @@ func intArg(v any) int {
 	return 0
 }
 
-func appendNew(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
-}
-
 // firstOpen is the first task of the plan that is not completed.
 func (f *facts) firstOpen() *task {
 	for i := range f.plan {
@@ -570,9 +559,9 @@ func parseChunk(n int, content string) (chunkRead, bool) {
 	return c, true
 }
 
-// fileContent is the file as read_file returned it; whole is false when
-// more lines remain.
-func fileContent(cr callResult) (string, bool) {
+// fileContent is the file as read_file returned it (as far as it was
+// read).
+func fileContent(cr callResult) string {
 	var read tools.FileLines
 	cr.data.Decode(&read)
 	var b strings.Builder
@@ -580,7 +569,7 @@ func fileContent(cr callResult) (string, bool) {
 		b.WriteString(line)
 		b.WriteByte('\n')
 	}
-	return b.String(), read.Complete()
+	return b.String()
 }
 
 // profileReads returns the text of the profile chunks read in the latest
@@ -594,7 +583,7 @@ func (c *conversation) profileReads(f *facts, k int) (map[string]string, bool) {
 		if cr.call.Name == "read_file" && cr.ok && chunkPathRE.MatchString(cr.path()) {
 			// A profile needs a sample of the text: a chunk cut by
 			// read_file gives what was read of it.
-			content, _ := fileContent(cr)
+			content := fileContent(cr)
 			if ch, ok := parseChunk(0, content); ok {
 				texts[ch.doc] += ch.body + "\n"
 			}
@@ -618,7 +607,7 @@ func (c *conversation) profiles() (map[string]profile, bool) {
 			var text string
 			switch {
 			case cr.call.Name == "read_file" && cr.ok && cr.path() == "notes/document.md":
-				text, _ = fileContent(cr)
+				text = fileContent(cr)
 			case cr.call.Name == "write_file" && cr.path() == "notes/document.md":
 				text, _ = cr.args["content"].(string)
 			default:
