@@ -362,7 +362,7 @@ func (f *facts) firstOpen() *task {
 func (f *facts) lastChunkTask(n int) bool {
 	last := 0
 	for _, t := range f.plan {
-		if strings.HasPrefix(t.text, "Split ") && strings.HasSuffix(t.text, " into chunks") {
+		if _, ok := taskDoc(t.text, taskChunk); ok {
 			last = t.n
 		}
 	}

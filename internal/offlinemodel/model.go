@@ -189,6 +189,16 @@ const taskRead = "Read instructions.md and look at input/"
 func taskExtract(doc string) string { return "Extract the text of " + doc }
 func taskChunk(doc string) string   { return "Split " + doc + " into chunks" }
 
+// taskDoc is the document a task text made by taskOf names ("a.pdf" for
+// taskChunk("a.pdf")); ok is false for a text taskOf does not make.
+func taskDoc(text string, taskOf func(doc string) string) (doc string, ok bool) {
+	prefix, suffix, _ := strings.Cut(taskOf("\x00"), "\x00")
+	if !strings.HasPrefix(text, prefix) || !strings.HasSuffix(text, suffix) {
+		return "", false
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(text, prefix), suffix), true
+}
+
 const taskProfile = "Profile the documents in notes/document.md"
 
 func taskGroup(a, b int) string {
@@ -237,14 +247,16 @@ func (m *Model) decide(st *conversation) (string, []llm.ToolCall, error) {
 		s.add(call("start_task", map[string]any{"task_number": cur.n}))
 	}
 	var note string
+	extractDoc, isExtract := taskDoc(cur.text, taskExtract)
+	chunkDoc, isChunk := taskDoc(cur.text, taskChunk)
 	switch {
 	case cur.text == taskRead:
 		s.done(fmt.Sprintf("read instructions.md; %d document(s) in input/: %s", len(f.inputs), strings.Join(f.inputs, ", ")))
 		note = "The instructions are read and the documents are known."
-	case strings.HasPrefix(cur.text, "Extract the text of "):
-		note = s.extract(f, strings.TrimPrefix(cur.text, "Extract the text of "))
-	case strings.HasPrefix(cur.text, "Split ") && strings.HasSuffix(cur.text, " into chunks"):
-		note = m.chunk(f, s, strings.TrimSuffix(strings.TrimPrefix(cur.text, "Split "), " into chunks"))
+	case isExtract:
+		note = s.extract(f, extractDoc)
+	case isChunk:
+		note = m.chunk(f, s, chunkDoc)
 	case cur.text == taskProfile:
 		note = m.profile(st, f, s)
 	case groupRE.MatchString(cur.text):
