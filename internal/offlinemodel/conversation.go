@@ -50,11 +50,6 @@ func (c callResult) path() string {
 	return p
 }
 
-type task struct {
-	n            int
-	text, status string
-}
-
 type chunkRange struct{ first, last int }
 
 // facts are what the conversation shows about the job so far.
@@ -63,7 +58,7 @@ type facts struct {
 	inputs           []string
 	extracted        map[string]string     // document → extracted text
 	chunked          map[string]chunkRange // document → its chunks
-	plan             []task
+	plan             []planner.Task
 	planWritten      bool
 	profilesWritten  bool
 	finalized        bool
@@ -232,7 +227,7 @@ func (f *facts) apply(si int, cr callResult) {
 	case "start_task", "complete_task":
 		n := intArg(cr.args["task_number"])
 		if cr.done() && n >= 1 && n <= len(f.plan) {
-			f.plan[n-1].status = map[string]string{"start_task": "in_progress", "complete_task": "completed"}[cr.call.Name]
+			f.plan[n-1].Status = map[string]planner.Status{"start_task": planner.InProgress, "complete_task": planner.Completed}[cr.call.Name]
 		}
 	case "write_file":
 		if cr.done() && cr.path() == "notes/document.md" {
@@ -260,9 +255,9 @@ func (f *facts) apply(si int, cr callResult) {
 // unchanged keeps its status, as in the planner.
 func (f *facts) replacePlan(args map[string]any) {
 	f.planWritten = true
-	old := map[string]string{}
+	old := map[string]planner.Status{}
 	for _, t := range f.plan {
-		old[t.text] = t.status
+		old[t.Text] = t.Status
 	}
 	var texts []string
 	if raw, ok := args["tasks"].([]any); ok {
@@ -279,9 +274,9 @@ func (f *facts) replacePlan(args map[string]any) {
 	for i, t := range texts {
 		st := old[t]
 		if st == "" {
-			st = "pending"
+			st = planner.Pending
 		}
-		f.plan = append(f.plan, task{n: i + 1, text: t, status: st})
+		f.plan = append(f.plan, planner.Task{Number: i + 1, Text: t, Status: st})
 	}
 }
 
@@ -324,14 +319,14 @@ func inputNames(listing tools.Listing) []string {
 }
 
 // planOf takes in the plan's tasks; a status it does not know is pending.
-func planOf(tasks []planner.Task) []task {
-	var plan []task
+func planOf(tasks []planner.Task) []planner.Task {
+	var plan []planner.Task
 	for _, t := range tasks {
-		st := "pending"
+		st := planner.Pending
 		if t.Status == planner.Completed || t.Status == planner.InProgress {
-			st = string(t.Status)
+			st = t.Status
 		}
-		plan = append(plan, task{n: t.Number, text: t.Text, status: st})
+		plan = append(plan, planner.Task{Number: t.Number, Text: t.Text, Status: st})
 	}
 	return plan
 }
@@ -349,9 +344,9 @@ func intArg(v any) int {
 }
 
 // firstOpen is the first task of the plan that is not completed.
-func (f *facts) firstOpen() *task {
+func (f *facts) firstOpen() *planner.Task {
 	for i := range f.plan {
-		if f.plan[i].status != "completed" {
+		if f.plan[i].Status != planner.Completed {
 			return &f.plan[i]
 		}
 	}
@@ -362,8 +357,8 @@ func (f *facts) firstOpen() *task {
 func (f *facts) lastChunkTask(n int) bool {
 	last := 0
 	for _, t := range f.plan {
-		if _, ok := taskDoc(t.text, taskChunk); ok {
-			last = t.n
+		if _, ok := taskDoc(t.Text, taskChunk); ok {
+			last = t.Number
 		}
 	}
 	return n == last
@@ -371,7 +366,7 @@ func (f *facts) lastChunkTask(n int) bool {
 
 func (f *facts) hasGroups() bool {
 	for _, t := range f.plan {
-		if groupRE.MatchString(t.text) {
+		if groupRE.MatchString(t.Text) {
 			return true
 		}
 	}

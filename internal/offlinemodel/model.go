@@ -20,6 +20,7 @@ import (
 	"creator/internal/agent"
 	"creator/internal/llm"
 	"creator/internal/requirement"
+	"creator/planner"
 	"creator/tools"
 )
 
@@ -243,29 +244,29 @@ func (m *Model) decide(st *conversation) (string, []llm.ToolCall, error) {
 		return "Every task of the plan is completed and the output is written.", nil, nil
 	}
 	s := &taskStep{task: cur}
-	if cur.status != "in_progress" {
-		s.add(call("start_task", map[string]any{"task_number": cur.n}))
+	if cur.Status != planner.InProgress {
+		s.add(call("start_task", map[string]any{"task_number": cur.Number}))
 	}
 	var note string
-	extractDoc, isExtract := taskDoc(cur.text, taskExtract)
-	chunkDoc, isChunk := taskDoc(cur.text, taskChunk)
+	extractDoc, isExtract := taskDoc(cur.Text, taskExtract)
+	chunkDoc, isChunk := taskDoc(cur.Text, taskChunk)
 	switch {
-	case cur.text == taskRead:
+	case cur.Text == taskRead:
 		s.done(fmt.Sprintf("read instructions.md; %d document(s) in input/: %s", len(f.inputs), strings.Join(f.inputs, ", ")))
 		note = "The instructions are read and the documents are known."
 	case isExtract:
 		note = s.extract(f, extractDoc)
 	case isChunk:
 		note = m.chunk(f, s, chunkDoc)
-	case cur.text == taskProfile:
+	case cur.Text == taskProfile:
 		note = m.profile(st, f, s)
-	case groupRE.MatchString(cur.text):
-		g := groupRE.FindStringSubmatch(cur.text)
+	case groupRE.MatchString(cur.Text):
+		g := groupRE.FindStringSubmatch(cur.Text)
 		text, calls := m.workGroup(st, f, cur, atoi(g[1]), atoi(g[2]), s.calls)
 		return text, calls, nil
-	case cur.text == taskFinalize && f.finalized && st.hasGaps():
+	case cur.Text == taskFinalize && f.finalized && st.hasGaps():
 		return st.coverGaps(s.calls)
-	case cur.text == taskFinalize:
+	case cur.Text == taskFinalize:
 		note = s.finalize(f)
 	default:
 		// A task this model did not write: mark it done so the plan can finish.
@@ -300,7 +301,7 @@ func planJob(f *facts) (string, []llm.ToolCall) {
 
 // taskStep is a step that works on one task of the plan.
 type taskStep struct {
-	task  *task
+	task  *planner.Task
 	calls []llm.ToolCall
 }
 
@@ -308,7 +309,7 @@ func (s *taskStep) add(c ...llm.ToolCall) { s.calls = append(s.calls, c...) }
 
 // done completes the task with notes.
 func (s *taskStep) done(notes string) {
-	s.add(call("complete_task", map[string]any{"task_number": s.task.n, "notes": notes}))
+	s.add(call("complete_task", map[string]any{"task_number": s.task.Number, "notes": notes}))
 }
 
 func (s *taskStep) extract(f *facts, doc string) string {
@@ -332,13 +333,13 @@ func (m *Model) chunk(f *facts, s *taskStep, doc string) string {
 		s.add(call("chunk_document", map[string]any{"path": path}))
 		return "Splitting " + doc + " into chunks."
 	}
-	if f.lastChunkTask(s.task.n) && !f.hasGroups() {
+	if f.lastChunkTask(s.task.Number) && !f.hasGroups() {
 		var tasks []string
 		for _, t := range f.plan {
-			if t.text == taskFinalize {
+			if t.Text == taskFinalize {
 				tasks = append(tasks, m.groupTasks(f)...)
 			}
-			tasks = append(tasks, t.text)
+			tasks = append(tasks, t.Text)
 		}
 		s.add(call("write_plan", map[string]any{"tasks": tasks}))
 	}
@@ -405,7 +406,7 @@ func (m *Model) groupTasks(f *facts) []string {
 
 // workGroup processes the chunks of one task: save the requirements of the
 // chunk read in the last step, read the next one.
-func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls []llm.ToolCall) (string, []llm.ToolCall) {
+func (m *Model) workGroup(st *conversation, f *facts, cur *planner.Task, a, b int, calls []llm.ToolCall) (string, []llm.ToolCall) {
 	repeat, _, reread := st.savesToRepeat()
 	calls = append(calls, repeat...)
 	profiles, ok := st.profiles()
@@ -435,7 +436,7 @@ func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls
 			calls = append(calls, cover...)
 			note := fmt.Sprintf("%s: %d requirement(s). ", chunkID(last.n), n)
 			if last.n >= b {
-				calls = append(calls, call("complete_task", map[string]any{"task_number": cur.n,
+				calls = append(calls, call("complete_task", map[string]any{"task_number": cur.Number,
 					"notes": fmt.Sprintf("read %s to %s and saved their requirements", chunkID(a), chunkID(b))}))
 				return note + "This group of chunks is done.", calls
 			}
@@ -445,7 +446,7 @@ func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls
 	}
 	next := max(a, f.processedUpTo(a, b)+1)
 	if next > b {
-		calls = append(calls, call("complete_task", map[string]any{"task_number": cur.n,
+		calls = append(calls, call("complete_task", map[string]any{"task_number": cur.Number,
 			"notes": fmt.Sprintf("read %s to %s and saved their requirements", chunkID(a), chunkID(b))}))
 		return "This group of chunks is done.", calls
 	}
