@@ -123,14 +123,20 @@ func TestBuildDraft(t *testing.T) {
 	}
 }
 
-// ask runs one decision on a conversation.
+// ask runs one decision on a conversation, and checks that the
+// conversation with the answer, its calls answered, is valid: every call
+// has an id of its own.
 func ask(t *testing.T, msgs []llm.Message) llm.Response {
 	t.Helper()
 	resp, err := New().Complete(context.Background(), llm.Request{Messages: msgs, Tools: []llm.ToolDef{{Name: "read_file"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := llm.Validate(append(msgs, llm.Message{Role: llm.RoleAssistant, ToolCalls: resp.ToolCalls})); err != nil && len(resp.ToolCalls) == 0 {
+	conv := append(slices.Clip(msgs), llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
+	for _, c := range resp.ToolCalls {
+		conv = append(conv, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: "ok"})
+	}
+	if err := llm.Validate(conv); err != nil {
 		t.Fatal(err)
 	}
 	return resp
