@@ -1,7 +1,6 @@
 package offlinemodel
 
 import (
-	"regexp"
 	"strings"
 
 	"creator/internal/document"
@@ -13,8 +12,6 @@ type sentence struct {
 	text  string
 	start int
 }
-
-var markerLineRE = regexp.MustCompile(`(?m)^--- page \d+ ---\n?`)
 
 // sentences splits a chunk's text into the sentences a requirement is
 // quoted from: a sentence goes on across a page break, and a list item is
@@ -41,10 +38,4 @@ func stripLead(s sentence) sentence {
 		}
 		s = sentence{text: s.text[end:], start: s.start + end}
 	}
-}
-
-// cleanQuote is a sentence as a quote: page marker lines out, whitespace
-// collapsed.
-func cleanQuote(s string) string {
-	return strings.Join(strings.Fields(markerLineRE.ReplaceAllString(s, " ")), " ")
 }

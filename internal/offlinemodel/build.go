@@ -5,25 +5,21 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"creator/internal/requirement"
 )
 
 // draft is a requirement the rules found, ready for save_requirement.
 type draft struct {
-	Title      string   `json:"title"`
-	Text       string   `json:"text"`
-	Type       string   `json:"type"`
-	Category   string   `json:"category"`
-	Priority   string   `json:"priority"`
-	Frameworks []string `json:"frameworks,omitempty"`
-	Citations  []cite   `json:"citations"`
-	Confidence float64  `json:"confidence"`
-	Rationale  string   `json:"rationale"`
-}
-
-type cite struct {
-	Document string `json:"document"`
-	Chunk    string `json:"chunk"`
-	Quote    string `json:"quote"`
+	Title      string                 `json:"title"`
+	Text       string                 `json:"text"`
+	Type       string                 `json:"type"`
+	Category   string                 `json:"category"`
+	Priority   string                 `json:"priority"`
+	Frameworks []string               `json:"frameworks,omitempty"`
+	Citations  []requirement.Citation `json:"citations"`
+	Confidence float64                `json:"confidence"`
+	Rationale  string                 `json:"rationale"`
 }
 
 var (
@@ -42,8 +38,7 @@ func buildDraft(text, doc, chunk, heading string, f finding, p profile) draft {
 		Type:       f.kind,
 		Category:   category(text),
 		Confidence: f.confidence,
-		Citations:  []cite{{Document: doc, Chunk: chunk, Quote: text}},
-		Frameworks: []string{},
+		Citations:  []requirement.Citation{{Document: doc, Chunk: chunk, Quote: text}},
 	}
 	switch {
 	case f.kind == "prohibition", f.kind == "obligation" && (f.strong || d.Category == "compliance"):

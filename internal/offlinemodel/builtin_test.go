@@ -13,6 +13,7 @@ import (
 	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/llm"
+	"creator/internal/requirement"
 	"creator/planner"
 	"creator/tools"
 	"creator/workspace"
@@ -23,7 +24,7 @@ func TestSentences(t *testing.T) {
 	text := "--- page 3 ---\n1. Scope\n\nRecords must be kept for ten years, z. B. in the archive. The archive\n--- page 4 ---\nshould be checked every quarter (see Section 5.2.8.). Keys SHALL be rotated:\n• Key A MUST be kept.\n• Key B MAY be dropped.\n41 Die Belege sind aufzubewahren.\nAm 1. Oktober 2019 gilt das.\n"
 	var got []string
 	for _, s := range sentences(text) {
-		if q := cleanQuote(stripLead(s).text); q != "" {
+		if q := requirement.Clean(stripLead(s).text); q != "" {
 			got = append(got, q)
 		}
 	}
@@ -122,14 +123,20 @@ func TestBuildDraft(t *testing.T) {
 	}
 }
 
-// ask runs one decision on a conversation.
+// ask runs one decision on a conversation, and checks that the
+// conversation with the answer, its calls answered, is valid: every call
+// has an id of its own.
 func ask(t *testing.T, msgs []llm.Message) llm.Response {
 	t.Helper()
 	resp, err := New().Complete(context.Background(), llm.Request{Messages: msgs, Tools: []llm.ToolDef{{Name: "read_file"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := llm.Validate(append(msgs, llm.Message{Role: llm.RoleAssistant, ToolCalls: resp.ToolCalls})); err != nil && len(resp.ToolCalls) == 0 {
+	conv := append(slices.Clip(msgs), llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
+	for _, c := range resp.ToolCalls {
+		conv = append(conv, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: "ok"})
+	}
+	if err := llm.Validate(conv); err != nil {
 		t.Fatal(err)
 	}
 	return resp
@@ -433,7 +440,10 @@ func noProgressStopsAtOnce(t *testing.T, w wording) {
 	r := ask(t, msgs)
 	msgs = w.exchange(msgs, r, fileRead("notes/document.md", unreadable), chunkFile(1, "The operator must keep records for ten years."))
 	_, err := New().Complete(context.Background(), llm.Request{Messages: msgs, Tools: []llm.ToolDef{{Name: "read_file"}}})
-	if !errors.Is(err, ErrNoProgress) || !strings.Contains(err.Error(), "notes/document.md") {
+	// The error names the step it would repeat ("notes/document.md" alone
+	// is in its fixed text too).
+	repeated := `(read_file {"path":"notes/document.md"}; read_file {"limit":2000,"path":"chunks/chunk_001.md"})`
+	if !errors.Is(err, ErrNoProgress) || !strings.Contains(err.Error(), repeated) {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -50,11 +50,6 @@ func (c callResult) path() string {
 	return p
 }
 
-type task struct {
-	n            int
-	text, status string
-}
-
 type chunkRange struct{ first, last int }
 
 // facts are what the conversation shows about the job so far.
@@ -63,7 +58,7 @@ type facts struct {
 	inputs           []string
 	extracted        map[string]string     // document → extracted text
 	chunked          map[string]chunkRange // document → its chunks
-	plan             []task
+	plan             []planner.Task
 	planWritten      bool
 	profilesWritten  bool
 	finalized        bool
@@ -100,9 +95,7 @@ func readConversation(msgs []llm.Message) *conversation {
 				firstUser = false
 				var job workspace.Assignment
 				m.Data.Decode(&job)
-				for _, name := range job.Inputs {
-					f.inputs = appendNew(f.inputs, name)
-				}
+				f.inputs = unique(job.Inputs)
 				continue
 			}
 			f.readNote(m)
@@ -164,12 +157,24 @@ func (f *facts) readNote(m llm.Message) {
 // identical call that succeeded (one cut off by an interruption, say, is
 // not the one pointed to).
 func (c *conversation) resolveRepeats() {
-	if !c.hasRepeats() {
-		return // the usual case: no call keys to work out
+	// Only calls of a name some repeat answer has need a key: usually none.
+	repeated := map[string]bool{}
+	for _, s := range c.steps {
+		for _, cr := range s.calls {
+			if cr.data.Kind == agent.KindRepeat {
+				repeated[cr.call.Name] = true
+			}
+		}
+	}
+	if len(repeated) == 0 {
+		return
 	}
 	last := map[string]callResult{}
 	for _, s := range c.steps {
 		for i, cr := range s.calls {
+			if !repeated[cr.call.Name] {
+				continue
+			}
 			key := agent.CallKey(cr.call)
 			if cr.data.Kind == agent.KindRepeat {
 				if earlier, ok := last[key]; ok {
@@ -182,17 +187,6 @@ func (c *conversation) resolveRepeats() {
 			}
 		}
 	}
-}
-
-func (c *conversation) hasRepeats() bool {
-	for _, s := range c.steps {
-		for _, cr := range s.calls {
-			if cr.data.Kind == agent.KindRepeat {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (f *facts) apply(si int, cr callResult) {
@@ -214,10 +208,8 @@ func (f *facts) apply(si int, cr callResult) {
 		}
 	case "chunk_document":
 		var ch tools.Chunked
-		if cr.ok && cr.data.Decode(&ch) {
-			if doc := f.documentOf(ch.Source, cr.path()); doc != "" {
-				f.chunked[doc] = chunkRange{ch.First, ch.Last}
-			}
+		if cr.ok && cr.data.Decode(&ch) && ch.Document != "" {
+			f.chunked[ch.Document] = chunkRange{ch.First, ch.Last}
 		}
 	case "write_plan":
 		if cr.done() {
@@ -235,7 +227,7 @@ func (f *facts) apply(si int, cr callResult) {
 	case "start_task", "complete_task":
 		n := intArg(cr.args["task_number"])
 		if cr.done() && n >= 1 && n <= len(f.plan) {
-			f.plan[n-1].status = map[string]string{"start_task": "in_progress", "complete_task": "completed"}[cr.call.Name]
+			f.plan[n-1].Status = map[string]planner.Status{"start_task": planner.InProgress, "complete_task": planner.Completed}[cr.call.Name]
 		}
 	case "write_file":
 		if cr.done() && cr.path() == "notes/document.md" {
@@ -263,9 +255,9 @@ func (f *facts) apply(si int, cr callResult) {
 // unchanged keeps its status, as in the planner.
 func (f *facts) replacePlan(args map[string]any) {
 	f.planWritten = true
-	old := map[string]string{}
+	old := map[string]planner.Status{}
 	for _, t := range f.plan {
-		old[t.text] = t.status
+		old[t.Text] = t.Status
 	}
 	var texts []string
 	if raw, ok := args["tasks"].([]any); ok {
@@ -282,29 +274,10 @@ func (f *facts) replacePlan(args map[string]any) {
 	for i, t := range texts {
 		st := old[t]
 		if st == "" {
-			st = "pending"
+			st = planner.Pending
 		}
-		f.plan = append(f.plan, task{n: i + 1, text: t, status: st})
+		f.plan = append(f.plan, planner.Task{Number: i + 1, Text: t, Status: st})
 	}
-}
-
-// documentOf finds the input document a chunked text belongs to.
-func (f *facts) documentOf(source, arg string) string {
-	for doc, out := range f.extracted {
-		if out == source {
-			return doc
-		}
-	}
-	for _, doc := range f.inputs {
-		if "input/"+doc == arg || "input/"+doc == source {
-			return doc
-		}
-		base := strings.TrimSuffix(doc, fileExt(doc))
-		if source == "input/"+base+".txt" || source == "input/"+base+".extracted.txt" {
-			return doc
-		}
-	}
-	return ""
 }
 
 func fileExt(name string) string {
@@ -346,14 +319,14 @@ func inputNames(listing tools.Listing) []string {
 }
 
 // planOf takes in the plan's tasks; a status it does not know is pending.
-func planOf(tasks []planner.Task) []task {
-	var plan []task
+func planOf(tasks []planner.Task) []planner.Task {
+	var plan []planner.Task
 	for _, t := range tasks {
-		st := "pending"
+		st := planner.Pending
 		if t.Status == planner.Completed || t.Status == planner.InProgress {
-			st = string(t.Status)
+			st = t.Status
 		}
-		plan = append(plan, task{n: t.Number, text: t.Text, status: st})
+		plan = append(plan, planner.Task{Number: t.Number, Text: t.Text, Status: st})
 	}
 	return plan
 }
@@ -370,19 +343,10 @@ func intArg(v any) int {
 	return 0
 }
 
-func appendNew(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
-}
-
 // firstOpen is the first task of the plan that is not completed.
-func (f *facts) firstOpen() *task {
+func (f *facts) firstOpen() *planner.Task {
 	for i := range f.plan {
-		if f.plan[i].status != "completed" {
+		if f.plan[i].Status != planner.Completed {
 			return &f.plan[i]
 		}
 	}
@@ -393,8 +357,8 @@ func (f *facts) firstOpen() *task {
 func (f *facts) lastChunkTask(n int) bool {
 	last := 0
 	for _, t := range f.plan {
-		if strings.HasPrefix(t.text, "Split ") && strings.HasSuffix(t.text, " into chunks") {
-			last = t.n
+		if _, ok := taskDoc(t.Text, taskChunk); ok {
+			last = t.Number
 		}
 	}
 	return n == last
@@ -402,7 +366,7 @@ func (f *facts) lastChunkTask(n int) bool {
 
 func (f *facts) hasGroups() bool {
 	for _, t := range f.plan {
-		if groupRE.MatchString(t.text) {
+		if groupRE.MatchString(t.Text) {
 			return true
 		}
 	}
@@ -441,22 +405,25 @@ type chunkRead struct {
 // their content are not repeated; they would only fail again. When context
 // management has shortened such a call's arguments, the call cannot be
 // repeated as it was: reread names the chunk to read and analyse again.
-func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
+// chunks are the chunks the calls are about, one for each.
+func (c *conversation) savesToRepeat() (calls []llm.ToolCall, chunks []string, reread int) {
 	if len(c.steps) == 0 {
-		return nil, 0
+		return nil, nil, 0
 	}
 	last := c.steps[len(c.steps)-1]
 	var declares []llm.ToolCall
+	var declared []string
 	for _, cr := range last.calls {
 		garbled := cr.data.Kind == agent.KindUnknownTool
 		if !(agent.NotRun(cr.data) || garbled) {
 			continue
 		}
-		if _, ok := cr.args["chunk"].(string); ok && cr.call.Name == declareTool {
+		if id, ok := cr.args["chunk"].(string); ok && cr.call.Name == declareTool {
 			declares = append(declares, call(declareTool, cr.args))
+			declared = append(declared, id)
 			continue
 		}
-		cits, isSave := cr.args["citations"].([]any)
+		_, isSave := cr.args["citations"].([]any)
 		if !isSave && cr.call.Name == "save_requirement" {
 			// The arguments did not arrive (cut off at the output limit,
 			// broken JSON): analyse the chunk the step announced again.
@@ -469,25 +436,20 @@ func (c *conversation) savesToRepeat() (calls []llm.ToolCall, reread int) {
 			continue
 		}
 		if strings.Contains(cr.call.Arguments, compaction.Shortened) {
-			if len(cits) > 0 {
-				if cit, ok := cits[0].(map[string]any); ok {
-					if id, ok := cit["chunk"].(string); ok {
-						if m := chunkIDRE.FindStringSubmatch(id); m != nil {
-							reread, _ = strconv.Atoi(m[1])
-						}
-					}
-				}
+			if m := chunkIDRE.FindStringSubmatch(citedChunk(cr.args)); m != nil {
+				reread, _ = strconv.Atoi(m[1])
 			}
 			continue
 		}
 		calls = append(calls, call("save_requirement", cr.args))
+		chunks = append(chunks, citedChunk(cr.args))
 	}
 	if reread > 0 {
 		// Analysing the chunk again saves them all in their order; saving
 		// some now would number them out of it.
-		return declares, reread
+		return declares, declared, reread
 	}
-	return append(calls, declares...), reread
+	return append(calls, declares...), append(chunks, declared...), reread
 }
 
 var chunkIDRE = regexp.MustCompile(`^chunk_(\d+)$`)
@@ -592,9 +554,9 @@ func parseChunk(n int, content string) (chunkRead, bool) {
 	return c, true
 }
 
-// fileContent is the file as read_file returned it; whole is false when
-// more lines remain.
-func fileContent(cr callResult) (string, bool) {
+// fileContent is the file as read_file returned it (as far as it was
+// read).
+func fileContent(cr callResult) string {
 	var read tools.FileLines
 	cr.data.Decode(&read)
 	var b strings.Builder
@@ -602,7 +564,7 @@ func fileContent(cr callResult) (string, bool) {
 		b.WriteString(line)
 		b.WriteByte('\n')
 	}
-	return b.String(), read.Complete()
+	return b.String()
 }
 
 // profileReads returns the text of the profile chunks read in the latest
@@ -616,7 +578,7 @@ func (c *conversation) profileReads(f *facts, k int) (map[string]string, bool) {
 		if cr.call.Name == "read_file" && cr.ok && chunkPathRE.MatchString(cr.path()) {
 			// A profile needs a sample of the text: a chunk cut by
 			// read_file gives what was read of it.
-			content, _ := fileContent(cr)
+			content := fileContent(cr)
 			if ch, ok := parseChunk(0, content); ok {
 				texts[ch.doc] += ch.body + "\n"
 			}
@@ -640,7 +602,7 @@ func (c *conversation) profiles() (map[string]profile, bool) {
 			var text string
 			switch {
 			case cr.call.Name == "read_file" && cr.ok && cr.path() == "notes/document.md":
-				text, _ = fileContent(cr)
+				text = fileContent(cr)
 			case cr.call.Name == "write_file" && cr.path() == "notes/document.md":
 				text, _ = cr.args["content"].(string)
 			default:

@@ -1,7 +1,6 @@
 package offlinemodel
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -91,8 +90,11 @@ func (c *conversation) refusedChunks() map[string]int {
 	}
 	saves, refused := map[string]int{}, map[string]int{}
 	for _, cr := range c.steps[len(c.steps)-1].calls {
-		id := chunkNamed(cr.call.Name, cr.args)
-		if id == "" || cr.call.Name != "save_requirement" {
+		if cr.call.Name != "save_requirement" {
+			continue
+		}
+		id := citedChunk(cr.args)
+		if id == "" {
 			continue
 		}
 		saves[id]++
@@ -218,9 +220,9 @@ func (c *conversation) pendingGaps() (pending []tools.UncoveredChunk, repeat []l
 	f := c.facts
 	round := f.finals[len(f.finals)-1]
 	worked := c.chunksWorked(round.step+1, len(c.steps))
-	repeat, _ = c.savesToRepeat()
-	for _, r := range repeat {
-		worked[chunkNamed(r.Name, argsOf(r))] = true
+	repeat, chunks, _ := c.savesToRepeat()
+	for _, id := range chunks {
+		worked[id] = true
 	}
 	for id := range c.refused {
 		worked[id] = true
@@ -280,11 +282,4 @@ func (c *conversation) workGaps(pending []tools.UncoveredChunk) (calls []llm.Too
 		}
 	}
 	return append(calls, reads...), covered, reading
-}
-
-// argsOf are a call's arguments as a map.
-func argsOf(tc llm.ToolCall) map[string]any {
-	args := map[string]any{}
-	json.Unmarshal([]byte(tc.Arguments), &args)
-	return args
 }

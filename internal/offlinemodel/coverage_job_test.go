@@ -107,10 +107,13 @@ func TestJobCoversChunksWithoutRequirements(t *testing.T) {
 }
 
 // forgetful is the built-in model that leaves out its declarations until
-// it has built the output once.
-type forgetful struct{ llm.Model }
+// it has built the output once; removed counts them.
+type forgetful struct {
+	llm.Model
+	removed int
+}
 
-func (f forgetful) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+func (f *forgetful) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	resp, err := f.Model.Complete(ctx, req)
 	for _, m := range req.Messages {
 		for _, c := range m.ToolCalls {
@@ -123,6 +126,8 @@ func (f forgetful) Complete(ctx context.Context, req llm.Request) (llm.Response,
 	for _, c := range resp.ToolCalls {
 		if c.Name != "declare_chunk_empty" {
 			calls = append(calls, c)
+		} else {
+			f.removed++
 		}
 	}
 	resp.ToolCalls = calls
@@ -140,7 +145,11 @@ func TestJobCoversWhatTheOutputLeftUncovered(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			want, wantReasons := runHandbook(t, offlinemodel.New(), cm)
-			got, reasons := runHandbook(t, forgetful{offlinemodel.New()}, cm)
+			model := &forgetful{Model: offlinemodel.New()}
+			got, reasons := runHandbook(t, model, cm)
+			if model.removed == 0 {
+				t.Fatal("no declaration was left out: the output left nothing uncovered to work through")
+			}
 			if got.Uncovered != 0 || got.Cited != want.Cited || !reflect.DeepEqual(reasons, wantReasons) {
 				t.Fatalf("coverage %s, %d cited, declared empty %v; want %d cited, %v", got, got.Cited, reasons, want.Cited, wantReasons)
 			}

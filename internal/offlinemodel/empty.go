@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"creator/internal/document"
 	"creator/tools"
 )
 
@@ -190,7 +191,10 @@ func partNamed(s string) (namedPart, bool) {
 // markers left out.
 func textLines(body string) []string {
 	var out []string
-	for _, l := range strings.Split(markerLineRE.ReplaceAllString(body, ""), "\n") {
+	for _, l := range strings.Split(body, "\n") {
+		if _, marker := document.ParsePageMarker(l); marker {
+			continue
+		}
 		if l = strings.TrimSpace(l); l != "" {
 			out = append(out, l)
 		}

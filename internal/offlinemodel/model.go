@@ -19,6 +19,8 @@ import (
 	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/llm"
+	"creator/internal/requirement"
+	"creator/planner"
 	"creator/tools"
 )
 
@@ -188,6 +190,16 @@ const taskRead = "Read instructions.md and look at input/"
 func taskExtract(doc string) string { return "Extract the text of " + doc }
 func taskChunk(doc string) string   { return "Split " + doc + " into chunks" }
 
+// taskDoc is the document a task text made by taskOf names ("a.pdf" for
+// taskChunk("a.pdf")); ok is false for a text taskOf does not make.
+func taskDoc(text string, taskOf func(doc string) string) (doc string, ok bool) {
+	prefix, suffix, _ := strings.Cut(taskOf("\x00"), "\x00")
+	if !strings.HasPrefix(text, prefix) || !strings.HasSuffix(text, suffix) {
+		return "", false
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(text, prefix), suffix), true
+}
+
 const taskProfile = "Profile the documents in notes/document.md"
 
 func taskGroup(a, b int) string {
@@ -232,27 +244,29 @@ func (m *Model) decide(st *conversation) (string, []llm.ToolCall, error) {
 		return "Every task of the plan is completed and the output is written.", nil, nil
 	}
 	s := &taskStep{task: cur}
-	if cur.status != "in_progress" {
-		s.add(call("start_task", map[string]any{"task_number": cur.n}))
+	if cur.Status != planner.InProgress {
+		s.add(call("start_task", map[string]any{"task_number": cur.Number}))
 	}
 	var note string
+	extractDoc, isExtract := taskDoc(cur.Text, taskExtract)
+	chunkDoc, isChunk := taskDoc(cur.Text, taskChunk)
 	switch {
-	case cur.text == taskRead:
+	case cur.Text == taskRead:
 		s.done(fmt.Sprintf("read instructions.md; %d document(s) in input/: %s", len(f.inputs), strings.Join(f.inputs, ", ")))
 		note = "The instructions are read and the documents are known."
-	case strings.HasPrefix(cur.text, "Extract the text of "):
-		note = s.extract(f, strings.TrimPrefix(cur.text, "Extract the text of "))
-	case strings.HasPrefix(cur.text, "Split ") && strings.HasSuffix(cur.text, " into chunks"):
-		note = m.chunk(f, s, strings.TrimSuffix(strings.TrimPrefix(cur.text, "Split "), " into chunks"))
-	case cur.text == taskProfile:
+	case isExtract:
+		note = s.extract(f, extractDoc)
+	case isChunk:
+		note = m.chunk(f, s, chunkDoc)
+	case cur.Text == taskProfile:
 		note = m.profile(st, f, s)
-	case groupRE.MatchString(cur.text):
-		g := groupRE.FindStringSubmatch(cur.text)
+	case groupRE.MatchString(cur.Text):
+		g := groupRE.FindStringSubmatch(cur.Text)
 		text, calls := m.workGroup(st, f, cur, atoi(g[1]), atoi(g[2]), s.calls)
 		return text, calls, nil
-	case cur.text == taskFinalize && f.finalized && st.hasGaps():
+	case cur.Text == taskFinalize && f.finalized && st.hasGaps():
 		return st.coverGaps(s.calls)
-	case cur.text == taskFinalize:
+	case cur.Text == taskFinalize:
 		note = s.finalize(f)
 	default:
 		// A task this model did not write: mark it done so the plan can finish.
@@ -287,7 +301,7 @@ func planJob(f *facts) (string, []llm.ToolCall) {
 
 // taskStep is a step that works on one task of the plan.
 type taskStep struct {
-	task  *task
+	task  *planner.Task
 	calls []llm.ToolCall
 }
 
@@ -295,7 +309,7 @@ func (s *taskStep) add(c ...llm.ToolCall) { s.calls = append(s.calls, c...) }
 
 // done completes the task with notes.
 func (s *taskStep) done(notes string) {
-	s.add(call("complete_task", map[string]any{"task_number": s.task.n, "notes": notes}))
+	s.add(call("complete_task", map[string]any{"task_number": s.task.Number, "notes": notes}))
 }
 
 func (s *taskStep) extract(f *facts, doc string) string {
@@ -319,13 +333,13 @@ func (m *Model) chunk(f *facts, s *taskStep, doc string) string {
 		s.add(call("chunk_document", map[string]any{"path": path}))
 		return "Splitting " + doc + " into chunks."
 	}
-	if f.lastChunkTask(s.task.n) && !f.hasGroups() {
+	if f.lastChunkTask(s.task.Number) && !f.hasGroups() {
 		var tasks []string
 		for _, t := range f.plan {
-			if t.text == taskFinalize {
+			if t.Text == taskFinalize {
 				tasks = append(tasks, m.groupTasks(f)...)
 			}
-			tasks = append(tasks, t.text)
+			tasks = append(tasks, t.Text)
 		}
 		s.add(call("write_plan", map[string]any{"tasks": tasks}))
 	}
@@ -392,8 +406,8 @@ func (m *Model) groupTasks(f *facts) []string {
 
 // workGroup processes the chunks of one task: save the requirements of the
 // chunk read in the last step, read the next one.
-func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls []llm.ToolCall) (string, []llm.ToolCall) {
-	repeat, reread := st.savesToRepeat()
+func (m *Model) workGroup(st *conversation, f *facts, cur *planner.Task, a, b int, calls []llm.ToolCall) (string, []llm.ToolCall) {
+	repeat, _, reread := st.savesToRepeat()
 	calls = append(calls, repeat...)
 	profiles, ok := st.profiles()
 	if !ok {
@@ -422,7 +436,7 @@ func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls
 			calls = append(calls, cover...)
 			note := fmt.Sprintf("%s: %d requirement(s). ", chunkID(last.n), n)
 			if last.n >= b {
-				calls = append(calls, call("complete_task", map[string]any{"task_number": cur.n,
+				calls = append(calls, call("complete_task", map[string]any{"task_number": cur.Number,
 					"notes": fmt.Sprintf("read %s to %s and saved their requirements", chunkID(a), chunkID(b))}))
 				return note + "This group of chunks is done.", calls
 			}
@@ -432,7 +446,7 @@ func (m *Model) workGroup(st *conversation, f *facts, cur *task, a, b int, calls
 	}
 	next := max(a, f.processedUpTo(a, b)+1)
 	if next > b {
-		calls = append(calls, call("complete_task", map[string]any{"task_number": cur.n,
+		calls = append(calls, call("complete_task", map[string]any{"task_number": cur.Number,
 			"notes": fmt.Sprintf("read %s to %s and saved their requirements", chunkID(a), chunkID(b))}))
 		return "This group of chunks is done.", calls
 	}
@@ -460,7 +474,7 @@ const maxSentence = 1500
 // splitLong cuts a run longer than most bytes at its line breaks, and a
 // line still longer at its semicolons, then at the last space before most.
 func splitLong(s sentence, most int) []sentence {
-	if len(cleanQuote(s.text)) <= most {
+	if len(requirement.Clean(s.text)) <= most {
 		return []sentence{s}
 	}
 	var out []sentence
@@ -505,20 +519,21 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 	var out []draft
 	seen := map[string]bool{}
 	for _, x := range all {
-		quote := cleanQuote(x.s.text)
-		if len(strings.Fields(quote)) < 4 || seen[quote] || strings.Contains(quote, tools.LineCut) {
+		if len(strings.Fields(x.quote)) < 4 || seen[x.quote] || strings.Contains(x.quote, tools.LineCut) {
 			continue
 		}
-		seen[quote] = true
-		out = append(out, buildDraft(quote, c.doc, chunkID(c.n), c.heading, x.f, p))
+		seen[x.quote] = true
+		out = append(out, buildDraft(x.quote, c.doc, chunkID(c.n), c.heading, x.f, p))
 	}
 	return out
 }
 
-// found is a requirement found in a chunk, before it becomes a draft.
+// found is a requirement found in a chunk, before it becomes a draft: the
+// sentence, cleaned as its quote, and what it states.
 type found struct {
-	s sentence
-	f finding
+	s     sentence
+	quote string
+	f     finding
 }
 
 // span is a byte range of a chunk.
@@ -534,9 +549,10 @@ func blockStatements(text string, bs []block) []found {
 		if b.kind != normative {
 			continue
 		}
-		for _, s := range items(text, b) {
-			out = append(out, found{s, finding{kind: "obligation", cue: "a statement of a normative block", confidence: 0.8, strong: true,
-				note: "a statement under a requirement or control label, an obligation whatever its verb"}})
+		for _, x := range items(text, b) {
+			x.f = finding{kind: "obligation", cue: "a statement of a normative block", confidence: 0.8, strong: true,
+				note: "a statement under a requirement or control label, an obligation whatever its verb"}
+			out = append(out, x)
 		}
 	}
 	return out
@@ -556,7 +572,7 @@ func tableRows(text string, bs []block, p profile) ([]found, []span) {
 			continue
 		}
 		for _, row := range idRows(text, b.start, b.end) {
-			quote := cleanQuote(row.text)
+			quote := row.quote
 			f, ok := classify(quote, false)
 			if !ok {
 				if !rowStatesDuty(quote) {
@@ -566,7 +582,7 @@ func tableRows(text string, bs []block, p profile) ([]found, []span) {
 					note: "a row of a requirements table with its own identifier, an obligation whatever its verb"}
 			}
 			spans = append(spans, span{row.line, row.start + len(row.text)})
-			out = append(out, found{row.sentence, f})
+			out = append(out, found{row.sentence, quote, f})
 		}
 	}
 	return out, spans
@@ -590,8 +606,9 @@ func cueSentences(text string, bs []block, rows []span, p profile) []found {
 		}
 		for _, s := range splitLong(whole, maxSentence) {
 			s = stripLead(s)
-			if f, ok := classify(cleanQuote(s.text), p.UpperOnly); ok {
-				out = append(out, found{s, f})
+			quote := requirement.Clean(s.text)
+			if f, ok := classify(quote, p.UpperOnly); ok {
+				out = append(out, found{s, quote, f})
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package offlinemodel
 import (
 	"regexp"
 	"strings"
+
+	"creator/internal/requirement"
 )
 
 // Control catalogs and requirement lists state their requirements by
@@ -165,12 +167,12 @@ func hasItems(body string) bool {
 	return false
 }
 
-// items returns the statements of a normative block as sentences: each
-// lettered or numbered item (with its sub-items), or the block's statement
-// when it has no items. A lead-in that ends in a colon introduces the
-// items and is not one; withdrawn items and one-word remarks ("None.") are
-// left out.
-func items(text string, b block) []sentence {
+// items returns the statements of a normative block with their quotes
+// (the finding is the caller's): each lettered or numbered item (with its
+// sub-items), or the block's statement when it has no items. A lead-in
+// that ends in a colon introduces the items and is not one; withdrawn
+// items and one-word remarks ("None.") are left out.
+func items(text string, b block) []found {
 	body := text[b.body:b.end]
 	var starts []int
 	var marker *regexp.Regexp
@@ -184,7 +186,7 @@ func items(text string, b block) []sentence {
 		}
 		pos += len(line)
 	}
-	var out []sentence
+	var out []found
 	add := func(from, to int) {
 		raw := strings.TrimSpace(body[from:to])
 		start := b.body + from + leadSpace(body[from:to])
@@ -194,11 +196,11 @@ func items(text string, b block) []sentence {
 			}
 		}
 		s := sentence{text: raw, start: start}
-		q := cleanQuote(s.text)
+		q := requirement.Clean(s.text)
 		if len(strings.Fields(q)) < 4 || strings.Contains(q, "[Withdrawn") || strings.HasSuffix(q, ":") {
 			return
 		}
-		out = append(out, s)
+		out = append(out, found{s: s, quote: q})
 	}
 	if len(starts) == 0 {
 		add(0, len(body))
@@ -230,10 +232,11 @@ var (
 )
 
 // idRow is a row of a requirements table: its text after the identifier,
-// and where its line starts.
+// that text as a quote, and where its line starts.
 type idRow struct {
 	sentence
-	line int
+	quote string
+	line  int
 }
 
 // idRows returns the rows with an identifier in text[from:to], each with
@@ -245,8 +248,8 @@ func idRows(text string, from, to int) []idRow {
 	flush := func() {
 		if cur != nil {
 			cur.text = strings.TrimSpace(cur.text)
-			q := cleanQuote(cur.text)
-			if len(strings.Fields(q)) >= 4 && lowerWord.MatchString(q) && !leaderDots.MatchString(q) {
+			cur.quote = requirement.Clean(cur.text)
+			if q := cur.quote; len(strings.Fields(q)) >= 4 && lowerWord.MatchString(q) && !leaderDots.MatchString(q) {
 				out = append(out, *cur)
 			}
 			cur = nil
@@ -258,7 +261,7 @@ func idRows(text string, from, to int) []idRow {
 		switch m := rowIDRE.FindStringSubmatchIndex(trimmed); {
 		case m != nil:
 			flush()
-			cur = &idRow{sentence{text: trimmed[m[4]:], start: pos + lead + m[4]}, pos}
+			cur = &idRow{sentence: sentence{text: trimmed[m[4]:], start: pos + lead + m[4]}, line: pos}
 		case trimmed == "" || labelRE.MatchString(trimmed) || catalogHeadingRE.MatchString(trimmed):
 			flush()
 		case cur != nil:
