@@ -110,7 +110,7 @@ func chunkParts(c chunkRead, lines []string) (parts []string, front bool, at int
 			at = min(at, i)
 		}
 	}
-	for _, h := range strings.Split(c.heading, " > ") {
+	for _, h := range strings.Split(c.heading, document.SectionSeparator) {
 		if np, ok := partNamed(h); ok {
 			add(-1, np)
 		}
