@@ -6,6 +6,7 @@
 #   make fuzz    run each fuzz target briefly
 #   make bench   run the benchmarks
 #   make stress  kill a job 100 times at random and resume it; longer fuzzing
+#   make screenshot  the README's picture of the review page
 
 GO        ?= go
 BIN       := $(CURDIR)/bin
@@ -16,9 +17,9 @@ SAMPLE    := testdata/sample/retention-policy.pdf
 STATICCHECK_VERSION := v0.8.2
 # The packages with concurrency: the agent loop and context management, the
 # model client, the workspace and its tools.
-RACE_PKGS := ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/...
+RACE_PKGS := ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/...
 
-.PHONY: all build demo test race lint fuzz bench stress pdftotext postgresql sample-pdf bad-docs clean
+.PHONY: all build demo test race lint fuzz bench stress pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
 
 all: build
 
@@ -31,8 +32,8 @@ demo: build
 		echo "requirements: $$out" && echo && head -n 30 "$$(dirname $$out)/summary.md"
 
 # The publish tests start their own PostgreSQL server from the system's
-# postgresql package.
-test: postgresql
+# postgresql package; the review page is tested in the system's Chromium.
+test: postgresql chromium
 	$(GO) vet ./...
 	$(GO) test ./...
 	@$(MAKE) --no-print-directory race
@@ -87,6 +88,18 @@ postgresql:
 		$$SUDO apt-get install -y -q postgresql >/dev/null 2>&1 || \
 		{ $$SUDO apt-get update -q >/dev/null 2>&1 && $$SUDO apt-get install -y -q postgresql >/dev/null 2>&1; } || \
 		echo "could not install postgresql: the publish tests are skipped"; }
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+		echo "installing chromium for the review page's browser test"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get install -y -q chromium >/dev/null 2>&1 || \
+		{ $$SUDO apt-get update -q >/dev/null 2>&1 && $$SUDO apt-get install -y -q chromium >/dev/null 2>&1; } || \
+		echo "could not install chromium: the browser test is skipped"; }
+
+# The README's picture of the review page, taken by its browser test.
+screenshot: chromium
+	$(GO) test -count=1 ./cmd/creator -run '^TestReviewInBrowser$$' -review-screenshot $(CURDIR)/docs/review.png
 
 # A job on GoBD killed with SIGKILL 100 times at random moments and resumed
 # each time; prints how many jobs ended with the output of an uninterrupted

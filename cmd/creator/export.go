@@ -9,6 +9,9 @@ import (
 
 	"creator/internal/atomicfile"
 	"creator/internal/export"
+	"creator/internal/humanize"
+	"creator/internal/reqstore"
+	"creator/internal/requirement"
 )
 
 // exportOptions are the flags of export.
@@ -16,6 +19,7 @@ type exportOptions struct {
 	*globalOptions
 	jobID, format, output string
 	formatGiven           bool
+	reviewedOnly          bool
 }
 
 func newExportCmd(g *globalOptions) *cobra.Command {
@@ -42,13 +46,19 @@ the job completes or stops at a budget) in another format:
          every node and relationship is MERGEd on its key, so loading the
          same export twice changes nothing
 
+Every format carries each requirement's review status (pending, accepted,
+edited or rejected; see 'creator review') and the reviewer's note. With
+--reviewed-only only the requirements a reviewer accepted, with or without
+edits, are exported.
+
 Without --format the format follows the extension of -o (.json, .csv, .md,
 .reqif, .cypher, .cql), else json. Without -o the export goes to stdout; a
 file is written atomically.`,
 		Example: `  creator export --job gobd --format reqif -o gobd.reqif
   creator export --job gobd -o gobd.csv
   creator export --job gobd --format md | less
-  creator export --job gobd -o gobd.cypher && cypher-shell -f gobd.cypher`,
+  creator export --job gobd -o gobd.cypher && cypher-shell -f gobd.cypher
+  creator export --job gobd --reviewed-only -o accepted.csv`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.formatGiven = cmd.Flags().Changed("format")
@@ -59,6 +69,7 @@ file is written atomically.`,
 	completeJobs(cmd, o.globalOptions)
 	cmd.Flags().StringVar(&o.format, "format", "json", "json, csv, md, reqif or cypher")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
+	cmd.Flags().BoolVar(&o.reviewedOnly, "reviewed-only", false, "export only the requirements a reviewer accepted (with or without edits)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(export.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -81,6 +92,17 @@ func runExport(o *exportOptions) error {
 	src, err := export.Load(job.ID, job.ReadInternal)
 	if err != nil {
 		return err
+	}
+	// A decision whose refresh of the output was cut off is in the
+	// requirement's own record.
+	src.Records = reqstore.Open(job).WithReviews(src.Records)
+	if o.reviewedOnly {
+		var left requirement.Tally
+		src.Records, left = export.Approved(src.Records)
+		if left.Total > 0 {
+			fmt.Fprintf(o.streams.ErrOut, "creator: --reviewed-only leaves out %s: %d pending, %d rejected\n",
+				humanize.Plural(left.Total, "requirement"), left.Pending, left.Rejected)
+		}
 	}
 	src.Time, src.Version = o.now(), versionString()
 	if info, err := job.Info(); err == nil && len(src.Documents) == 0 {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,11 +21,13 @@ type factory struct {
 	// server; redrawEvery spaces redraws of the live progress line.
 	retryBaseDelay time.Duration
 	redrawEvery    time.Duration
+	// openURL shows a page in the web browser (review --open).
+	openURL func(url string) error
 }
 
 // systemFactory is the process's own.
 func systemFactory() *factory {
-	return &factory{streams: systemStreams(), getenv: os.Getenv, now: time.Now, retryBaseDelay: time.Second}
+	return &factory{streams: systemStreams(), getenv: os.Getenv, now: time.Now, retryBaseDelay: time.Second, openURL: openInBrowser}
 }
 
 // globalOptions are the flags every command shares.
@@ -57,6 +61,7 @@ else /workspace inside a container, else ./workspace.`,
 		Example: `  creator run --job gobd GoBD.pdf
   creator status --job gobd
   creator resume --job gobd
+  creator review --job gobd --open
   creator export --job gobd --format csv -o gobd.csv`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -91,6 +96,7 @@ else /workspace inside a container, else ./workspace.`,
 		newStatusCmd(g),
 		newListCmd(g),
 		newExportCmd(g),
+		newReviewCmd(g),
 		newPublishCmd(g),
 		newExtractCmd(g),
 		newEvalCmd(g),
@@ -136,4 +142,22 @@ func completeJobs(cmd *cobra.Command, g *globalOptions) {
 		ids, _ := workspace.List(root)
 		return ids, cobra.ShellCompDirectiveNoFileComp
 	})
+}
+
+// openInBrowser asks the desktop to open url in the web browser.
+func openInBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
 }

@@ -24,7 +24,8 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 		Short: "Show a job's state, plan progress, steps, tokens and cost",
 		Long: `Show the state of a job: running, completed, failed, interrupted, or stopped
 at a limit; its plan as a checklist; steps, tokens, requirements saved and the
-coverage of the documents (chunks read in full, and cited or declared empty).
+coverage of the documents (chunks read in full, and cited or declared empty)
+and how many requirements a person has reviewed ('creator review').
 Without --job, show a table of all jobs.
 
 With --json the same facts are printed as one JSON object (an array of them
@@ -32,10 +33,11 @@ without --job). Fields: id, dir, state, pid, stop_reason, inputs[{name,bytes}],
 model, plan{done,total,current,tasks[{number,text,status,notes}]}, steps,
 tokens{prompt,completion,cached}, cost_usd (absent when the model's price is
 unknown), compactions, limits{max_steps,max_tokens,max_cost}, requirements,
-created_at, updated_at, last_activity, last_event, resume_hint, error,
-published{time,database,schema,requirements,inserted,updated,unchanged,
-removed,partial} (the last publish). Fields
-are only ever added, never renamed or removed.`,
+review{total,reviewed,accepted,edited,rejected,pending} (the decisions of
+'creator review'; absent without requirements), created_at, updated_at,
+last_activity, last_event, resume_hint, error, published{time,database,
+schema,requirements,inserted,updated,unchanged,removed,partial} (the last
+publish). Fields are only ever added, never renamed or removed.`,
 		Example: `  creator status --job gobd
   creator status --json | jq '.[] | select(.state=="interrupted") | .id'`,
 		Args: args(cobra.NoArgs),

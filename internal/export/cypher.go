@@ -17,7 +17,8 @@ import (
 //	(:Document {name})
 //	(:Section {document, path, title})-[:IN]->(:Document) or (:Section)
 //	(:Requirement {job, id, title, text, type, category, priority,
-//	               frameworks, confidence, rationale})
+//	               frameworks, confidence, rationale, review_status,
+//	               review_note})
 //	(:Requirement)-[:CITES {chunk, quote, page}]->(:Section) or (:Document)
 //
 // Every node and relationship is MERGEd on a stable key (the document's
@@ -105,6 +106,8 @@ func requirementProperties(v string, r requirement.Record) string {
 		{"frameworks", "[" + strings.Join(frameworks, ", ") + "]"},
 		{"confidence", cypherFloat(r.Confidence)},
 		{"rationale", cypherString(r.Rationale)},
+		{"review_status", cypherString(r.ReviewStatus())},
+		{"review_note", cypherString(reviewNote(r))},
 	}
 	parts := make([]string, len(props))
 	for i, p := range props {

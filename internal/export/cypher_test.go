@@ -64,7 +64,8 @@ func TestCypherFloat(t *testing.T) {
 }
 
 // tricky is the sample with a requirement whose every field needs
-// escaping, cited twice: in a section and in a chunk without one.
+// escaping, cited twice: in a section and in a chunk without one, and
+// rejected by a reviewer.
 func tricky() Source {
 	src := sample()
 	src.Records = append(src.Records, requirement.Record{
@@ -75,6 +76,7 @@ func tricky() Source {
 			{Document: "memo.txt", Chunk: "chunk_004", Quote: "The archive — 📄 — should be checked; it's 'due'."},
 		},
 		Confidence: 1, Rationale: "ends with a backslash \\",
+		Review: &requirement.Review{Status: requirement.Rejected, Note: "not 'a' duty \\ at all", At: "2026-11-23T10:00:00Z"},
 	})
 	return src
 }
@@ -220,7 +222,8 @@ func TestCypherGraph(t *testing.T) {
 			frameworks = append(frameworks, f)
 		}
 		wantProps := map[string]any{"job": "gobd", "id": r.ID, "title": r.Title, "text": r.Text, "type": r.Type, "category": r.Category,
-			"priority": r.Priority, "frameworks": frameworks, "confidence": r.Confidence, "rationale": r.Rationale}
+			"priority": r.Priority, "frameworks": frameworks, "confidence": r.Confidence, "rationale": r.Rationale,
+			"review_status": r.ReviewStatus(), "review_note": reviewNote(r)}
 		if !reflect.DeepEqual(node.props, wantProps) {
 			t.Errorf("%s: %#v\nwant %#v", r.ID, node.props, wantProps)
 		}

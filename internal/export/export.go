@@ -130,6 +130,20 @@ func Render(format string, src Source) ([]byte, error) {
 	return nil, fmt.Errorf("unknown format %q: use %s", format, strings.Join(Formats, ", "))
 }
 
+// Approved keeps the records a reviewer accepted, with or without edits,
+// and says how many were left out.
+func Approved(recs []requirement.Record) (kept []requirement.Record, left requirement.Tally) {
+	var out []requirement.Record
+	for _, r := range recs {
+		if r.Approved() {
+			kept = append(kept, r)
+		} else {
+			out = append(out, r)
+		}
+	}
+	return kept, requirement.TallyOf(out)
+}
+
 // FormatOf guesses a format from a file name's extension.
 func FormatOf(name string) (string, bool) {
 	lower := strings.ToLower(name)
@@ -175,6 +189,9 @@ func Markdown(src Source) []byte {
 			meta = append(meta, "frameworks: "+strings.Join(r.Frameworks, ", "))
 		}
 		meta = append(meta, fmt.Sprintf("confidence %.2f", r.Confidence))
+		if rv := r.Review; rv != nil {
+			meta = append(meta, "review: "+rv.Status)
+		}
 		fmt.Fprintf(&b, "%s\n\n%s\n\n", strings.Join(meta, " · "), humanize.OneLine(r.Text))
 		for _, c := range r.Citations {
 			where := c.Document
@@ -185,6 +202,13 @@ func Markdown(src Source) []byte {
 		}
 		if r.Rationale != "" {
 			fmt.Fprintf(&b, "Why: %s\n", humanize.OneLine(r.Rationale))
+		}
+		if rv := r.Review; rv != nil && rv.Note != "" {
+			label := "Review note"
+			if rv.Status == requirement.Rejected {
+				label = "Rejected because"
+			}
+			fmt.Fprintf(&b, "\n%s: %s\n", label, humanize.OneLine(rv.Note))
 		}
 	}
 	return b.Bytes()

@@ -22,12 +22,14 @@ func sample() Source {
 			Frameworks: []string{"GoBD"}, Citations: []requirement.Citation{{Document: doc, Chunk: chunk, Page: page, Quote: quote}},
 			Confidence: 0.92, Rationale: "'" + quote + "' sets a duty & more <text>"}
 	}
+	accepted := rec("REQ-002", "Do not delete records", "prohibition", "GoBD.pdf", "chunk_002", 5, "Aufzeichnungen dürfen nicht gelöscht werden.")
+	accepted.Review = &requirement.Review{Status: requirement.Accepted, Note: "checked against § 146 AO", By: "alice", At: "2026-11-22T09:00:00Z"}
 	return Source{
 		JobID:     "gobd",
 		Documents: []string{"GoBD.pdf", "memo.txt"},
 		Records: []requirement.Record{
 			rec("REQ-001", "Keep invoices", "obligation", "GoBD.pdf", "chunk_001", 4, "Rechnungen sind aufzubewahren."),
-			rec("REQ-002", "Do not delete records", "prohibition", "GoBD.pdf", "chunk_002", 5, "Aufzeichnungen dürfen nicht gelöscht werden."),
+			accepted,
 			rec("REQ-003", "Log changes", "obligation", "GoBD.pdf", "chunk_003", 9, "Änderungen sind zu protokollieren."),
 			rec("REQ-004", "Check the archive", "recommendation", "memo.txt", "chunk_004", 0, "The archive should be checked."),
 		},
@@ -219,7 +221,7 @@ func TestReqIFStructure(t *testing.T) {
 	for _, d := range reqType.child("SPEC-ATTRIBUTES").children {
 		attrName[d.attrs["IDENTIFIER"]] = d.attrs["LONG-NAME"]
 	}
-	wantFields := []string{"ReqIF.ForeignID", "ReqIF.Name", "ReqIF.Text", "Type", "Category", "Priority", "Frameworks", "Source", "Quote", "Confidence", "Rationale"}
+	wantFields := []string{"ReqIF.ForeignID", "ReqIF.Name", "ReqIF.Text", "Type", "Category", "Priority", "Frameworks", "Source", "Quote", "Confidence", "Rationale", "ReviewStatus", "ReviewNote"}
 	if len(attrName) != len(wantFields) {
 		t.Errorf("requirement attributes %v", attrName)
 	}
@@ -253,7 +255,8 @@ func TestReqIFStructure(t *testing.T) {
 		}
 		conf, _ := strconv.ParseFloat(f["Confidence"], 64)
 		if f["ReqIF.Name"] != r.Title || f["ReqIF.Text"] != r.Text || f["Type"] != r.Type || f["Priority"] != r.Priority || f["Category"] != r.Category ||
-			f["Quote"] != r.Citations[0].Quote || f["Rationale"] != r.Rationale || f["Frameworks"] != "GoBD" || conf != r.Confidence {
+			f["Quote"] != r.Citations[0].Quote || f["Rationale"] != r.Rationale || f["Frameworks"] != "GoBD" || conf != r.Confidence ||
+			f["ReviewStatus"] != r.ReviewStatus() || f["ReviewNote"] != reviewNote(r) {
 			t.Errorf("%s: %v", r.ID, f)
 		}
 	}

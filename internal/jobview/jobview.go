@@ -18,6 +18,7 @@ import (
 
 	"creator/internal/offlinemodel"
 	"creator/internal/reqstore"
+	"creator/internal/requirement"
 	"creator/internal/telemetry"
 	"creator/planner"
 	"creator/workspace"
@@ -43,6 +44,10 @@ type View struct {
 	Compactions  int      `json:"compactions"`
 	Limits       Limits   `json:"limits"`
 	Requirements int      `json:"requirements"`
+	// Review counts the decisions of `creator review` on the requirements
+	// under review (those of the output, or those saved before it
+	// exists); absent when there are none.
+	Review *requirement.Tally `json:"review,omitempty"`
 	// Coverage is how far the documents are covered.
 	Coverage  *coverage.Report `json:"coverage,omitempty"`
 	CreatedAt time.Time        `json:"created_at"`
@@ -56,6 +61,16 @@ type View struct {
 	// Published is the job's last publication to a database.
 	Published *Publication `json:"published,omitempty"`
 	Error     string       `json:"error,omitempty"`
+}
+
+// reviewOf counts the decisions on a job's requirements under review.
+func reviewOf(store *reqstore.Store) *requirement.Tally {
+	recs, _, _, err := store.Reviewable()
+	if err != nil || len(recs) == 0 {
+		return nil
+	}
+	t := requirement.TallyOf(recs)
+	return &t
 }
 
 // Publication is a publish of the job's requirements to a database.
@@ -153,8 +168,10 @@ func Of(j *workspace.Job, withTasks bool) View {
 		v.Error = err.Error()
 	}
 	// Every final.json is read once, for the count and the citations.
-	saved, err := reqstore.Open(j).List()
+	store := reqstore.Open(j)
+	saved, err := store.List()
 	v.Requirements = countSaved(j.Dir, saved, err)
+	v.Review = reviewOf(store)
 	if err == nil {
 		if r, err := coverageOf(j, info, saved); err == nil {
 			v.Coverage = &r

@@ -60,6 +60,9 @@ func WriteStatus(w io.Writer, v View, now time.Time) error {
 		row("Compactions", "%s", humanize.Int(v.Compactions))
 	}
 	row("Requirements", "%s", humanize.Int(v.Requirements))
+	if r := v.Review; r != nil {
+		row("Review", "%s", r)
+	}
 	if c := v.Coverage; c != nil {
 		row("Coverage", "%s", c.Detail())
 	}

@@ -117,10 +117,24 @@ func Summary(recs []requirement.Record, documents []string, cov *Coverage) []byt
 	if cov != nil {
 		writeCoverage(&b, *cov)
 	}
+	tally := requirement.TallyOf(recs)
+	if tally.Reviewed > 0 {
+		fmt.Fprintf(&b, "\n## Review\n\n%s.\n", tally)
+	}
 	if len(recs) > 0 {
-		b.WriteString("\n## Requirements\n\n| id | title | type | priority | source |\n|---|---|---|---|---|\n")
+		// The review column appears once a person has reviewed any
+		// requirement: until then every one would say "pending".
+		if tally.Reviewed > 0 {
+			b.WriteString("\n## Requirements\n\n| id | title | type | priority | source | review |\n|---|---|---|---|---|---|\n")
+		} else {
+			b.WriteString("\n## Requirements\n\n| id | title | type | priority | source |\n|---|---|---|---|---|\n")
+		}
 		for _, r := range recs {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.ID, cell(r.Title), r.Type, r.Priority, cell(Sources(r)))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |", r.ID, cell(r.Title), r.Type, r.Priority, cell(Sources(r)))
+			if tally.Reviewed > 0 {
+				fmt.Fprintf(&b, " %s |", r.ReviewStatus())
+			}
+			b.WriteString("\n")
 		}
 	}
 	return b.Bytes()
@@ -174,11 +188,13 @@ func Sources(r requirement.Record) string {
 }
 
 // CSV renders output/requirements.csv, one row per requirement with a
-// header; several citations are joined with " | " in their columns.
+// header; several citations are joined with " | " in their columns. The
+// last two columns are the review status (pending until a person decides)
+// and the reviewer's note.
 func CSV(recs []requirement.Record) ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"id", "title", "text", "type", "category", "priority", "frameworks", "documents", "chunks", "pages", "quotes", "confidence", "rationale"})
+	w.Write([]string{"id", "title", "text", "type", "category", "priority", "frameworks", "documents", "chunks", "pages", "quotes", "confidence", "rationale", "review", "review_note"})
 	for _, r := range recs {
 		var docs, chunks, pages, quotes []string
 		for _, c := range r.Citations {
@@ -193,10 +209,17 @@ func CSV(recs []requirement.Record) ([]byte, error) {
 		}
 		w.Write([]string{r.ID, r.Title, r.Text, r.Type, r.Category, r.Priority, strings.Join(r.Frameworks, "; "),
 			strings.Join(docs, " | "), strings.Join(chunks, " | "), strings.Join(pages, " | "), strings.Join(quotes, " | "),
-			strconv.FormatFloat(r.Confidence, 'f', -1, 64), r.Rationale})
+			strconv.FormatFloat(r.Confidence, 'f', -1, 64), r.Rationale, r.ReviewStatus(), reviewNote(r)})
 	}
 	w.Flush()
 	return b.Bytes(), w.Error()
+}
+
+func reviewNote(r requirement.Record) string {
+	if r.Review == nil {
+		return ""
+	}
+	return r.Review.Note
 }
 
 func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"creator/internal/output"
+	"creator/internal/reqstore"
 	"creator/internal/requirement"
 	"creator/internal/telemetry"
 	"creator/workspace"
@@ -50,7 +51,8 @@ func Job(ctx context.Context, job *workspace.Job, o JobOptions) (Result, error) 
 	return res, nil
 }
 
-// records reads and validates the job's output/requirements.json.
+// records reads and validates the job's output/requirements.json, with
+// every review decision on its requirements (reqstore.Store.WithReviews).
 func records(job *workspace.Job) ([]requirement.Record, error) {
 	data, err := output.ReadValid(job.ID, job.ReadInternal)
 	if err != nil {
@@ -60,5 +62,5 @@ func records(job *workspace.Job) ([]requirement.Record, error) {
 	if err := json.Unmarshal(data, &recs); err != nil {
 		return nil, fmt.Errorf("job '%s': %s: %w", job.ID, output.RequirementsFile, err)
 	}
-	return recs, nil
+	return reqstore.Open(job).WithReviews(recs), nil
 }

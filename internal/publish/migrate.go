@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -36,15 +37,26 @@ var migrations = []string{
 		published_at   timestamptz      NOT NULL,
 		PRIMARY KEY (job_id, requirement_id)
 	)`,
+	`ALTER TABLE %[1]s
+		ADD COLUMN review_status text NOT NULL DEFAULT 'pending',
+		ADD COLUMN review_note   text,
+		ADD COLUMN reviewed_by   text,
+		ADD COLUMN reviewed_at   timestamptz`,
 }
 
-// columns are the columns publish writes, with their types as
-// information_schema names them.
-var columns = map[string]string{
+// firstColumns are the columns of migration 1, with their types as
+// information_schema names them: a table made before migrations were
+// recorded is adopted when it has them.
+var firstColumns = map[string]string{
 	"job_id": "text", "requirement_id": "text", "title": "text", "text": "text", "type": "text",
 	"category": "text", "priority": "text", "frameworks": "ARRAY", "confidence": "double precision",
 	"rationale": "text", "document": "text", "page": "integer", "quote": "text", "citations": "jsonb",
 	"record": "jsonb", "content_hash": "text", "status": "text", "published_at": "timestamp with time zone",
+}
+
+// reviewColumns are the columns of migration 2: a person's review.
+var reviewColumns = map[string]string{
+	"review_status": "text", "review_note": "text", "reviewed_by": "text", "reviewed_at": "timestamp with time zone",
 }
 
 // migrate brings the schema's tables to the latest migration inside tx,
@@ -74,7 +86,7 @@ func migrate(ctx context.Context, tx pgx.Tx, schema string) error {
 	if version == 0 {
 		// A table made before the migrations were recorded, or by hand:
 		// adopted when publish can write it, else refused untouched.
-		exists, err := checkTable(ctx, tx, schema)
+		exists, err := checkTable(ctx, tx, schema, firstColumns)
 		if err != nil {
 			return err
 		}
@@ -93,14 +105,14 @@ func migrate(ctx context.Context, tx pgx.Tx, schema string) error {
 			return err
 		}
 	}
-	_, err := checkTable(ctx, tx, schema)
+	_, err := checkTable(ctx, tx, schema, firstColumns, reviewColumns)
 	return err
 }
 
 // checkTable fails when Table exists with columns or a key that publish
 // cannot write; a table that does not exist yet passes. It says whether
 // the table exists.
-func checkTable(ctx context.Context, tx pgx.Tx, schema string) (bool, error) {
+func checkTable(ctx context.Context, tx pgx.Tx, schema string, want ...map[string]string) (bool, error) {
 	rows, err := tx.Query(ctx, `SELECT column_name, data_type FROM information_schema.columns
 		WHERE table_schema = $1 AND table_name = $2`, schema, Table)
 	if err != nil {
@@ -118,12 +130,14 @@ func checkTable(ctx context.Context, tx pgx.Tx, schema string) (bool, error) {
 		types[c[0]] = c[1]
 	}
 	var problems []string
-	for name, want := range columns {
-		switch got, ok := types[name]; {
-		case !ok:
-			problems = append(problems, "no column "+name)
-		case got != want:
-			problems = append(problems, fmt.Sprintf("column %s is %s, not %s", name, got, want))
+	for _, columns := range want {
+		for _, name := range slices.Sorted(maps.Keys(columns)) {
+			switch got, ok := types[name]; {
+			case !ok:
+				problems = append(problems, "no column "+name)
+			case got != columns[name]:
+				problems = append(problems, fmt.Sprintf("column %s is %s, not %s", name, got, columns[name]))
+			}
 		}
 	}
 	var keyed bool

@@ -113,13 +113,16 @@ func connectError(err error) error {
 func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 	table := pgx.Identifier{o.Schema, Table}.Sanitize()
 	upsert := `INSERT INTO ` + table + ` AS t (job_id, requirement_id, title, text, type, category, priority,
-		frameworks, confidence, rationale, document, page, quote, citations, record, content_hash, status, published_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, '` + StatusPending + `', $17)
+		frameworks, confidence, rationale, document, page, quote, citations, record, content_hash,
+		review_status, review_note, reviewed_by, reviewed_at, status, published_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, '` + StatusPending + `', $21)
 	ON CONFLICT (job_id, requirement_id) DO UPDATE SET
 		title = EXCLUDED.title, text = EXCLUDED.text, type = EXCLUDED.type, category = EXCLUDED.category,
 		priority = EXCLUDED.priority, frameworks = EXCLUDED.frameworks, confidence = EXCLUDED.confidence,
 		rationale = EXCLUDED.rationale, document = EXCLUDED.document, page = EXCLUDED.page, quote = EXCLUDED.quote,
 		citations = EXCLUDED.citations, record = EXCLUDED.record, content_hash = EXCLUDED.content_hash,
+		review_status = EXCLUDED.review_status, review_note = EXCLUDED.review_note,
+		reviewed_by = EXCLUDED.reviewed_by, reviewed_at = EXCLUDED.reviewed_at,
 		status = EXCLUDED.status, published_at = EXCLUDED.published_at
 	WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
 	RETURNING (xmax = 0)`
@@ -151,7 +154,7 @@ func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 	return nil
 }
 
-// rowOf gives the columns of a record from requirement_id to content_hash.
+// rowOf gives the columns of a record from requirement_id to reviewed_at.
 func rowOf(r requirement.Record) ([]any, error) {
 	record, err := json.Marshal(r)
 	if err != nil {
@@ -174,9 +177,23 @@ func rowOf(r requirement.Record) ([]any, error) {
 	if frameworks == nil {
 		frameworks = []string{}
 	}
+	var note, by *string
+	var at *time.Time
+	if rv := r.Review; rv != nil {
+		if rv.Note != "" {
+			note = &rv.Note
+		}
+		if rv.By != "" {
+			by = &rv.By
+		}
+		if t, err := time.Parse(time.RFC3339, rv.At); err == nil {
+			at = &t
+		}
+	}
 	sum := sha256.Sum256(record)
 	return []any{r.ID, r.Title, r.Text, r.Type, r.Category, r.Priority, frameworks, r.Confidence, r.Rationale,
-		document, page, quote, string(citations), string(record), hex.EncodeToString(sum[:])}, nil
+		document, page, quote, string(citations), string(record), hex.EncodeToString(sum[:]),
+		r.ReviewStatus(), note, by, at}, nil
 }
 
 // Redact describes where a connection goes without its password:

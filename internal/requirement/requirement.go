@@ -29,6 +29,104 @@ type Record struct {
 	Citations  []Citation `json:"citations"`
 	Confidence float64    `json:"confidence"`
 	Rationale  string     `json:"rationale"`
+	// Review is a person's decision on the requirement; nil until it is
+	// reviewed (README, "Review").
+	Review *Review `json:"review,omitempty"`
+}
+
+// Review is a person's decision on a requirement.
+type Review struct {
+	// Status is the last decision: one of ReviewDecisions.
+	Status string `json:"status"`
+	// Note is the reviewer's note; a rejection's reason.
+	Note string `json:"note,omitempty"`
+	// By names the reviewer, when known.
+	By string `json:"by,omitempty"`
+	// At is when the decision was made (RFC 3339, UTC).
+	At string `json:"at"`
+	// Changes are the fields a reviewer changed, each with the value the
+	// extraction gave it; kept across later decisions.
+	Changes map[string]Change `json:"changes,omitempty"`
+}
+
+// Change is an edited field: the extracted value and the value now.
+type Change struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Review statuses. A requirement without a review is Pending.
+const (
+	Pending  = "pending"
+	Accepted = "accepted"
+	Rejected = "rejected"
+	Edited   = "edited"
+)
+
+// Tally counts records by review status.
+type Tally struct {
+	Total int `json:"total"`
+	// Reviewed counts the records with a decision.
+	Reviewed int `json:"reviewed"`
+	Accepted int `json:"accepted"`
+	Edited   int `json:"edited"`
+	Rejected int `json:"rejected"`
+	Pending  int `json:"pending"`
+}
+
+// TallyOf counts the review statuses of recs.
+func TallyOf(recs []Record) Tally {
+	t := Tally{Total: len(recs)}
+	for _, r := range recs {
+		switch r.ReviewStatus() {
+		case Accepted:
+			t.Accepted++
+		case Edited:
+			t.Edited++
+		case Rejected:
+			t.Rejected++
+		default:
+			t.Pending++
+		}
+	}
+	t.Reviewed = t.Total - t.Pending
+	return t
+}
+
+// String says it in one line: "3 of 20 reviewed: 1 accepted, 1 edited, 1 rejected".
+func (t Tally) String() string {
+	s := fmt.Sprintf("%d of %d reviewed", t.Reviewed, t.Total)
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{t.Accepted, Accepted}, {t.Edited, Edited}, {t.Rejected, Rejected}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	if len(parts) > 0 {
+		s += ": " + strings.Join(parts, ", ")
+	}
+	return s
+}
+
+// ReviewDecisions are the decisions a reviewer can make.
+var ReviewDecisions = []string{Accepted, Rejected, Edited}
+
+// ReviewStatus is the record's review status: Pending without a review.
+func (r Record) ReviewStatus() string {
+	if r.Review == nil {
+		return Pending
+	}
+	return r.Review.Status
+}
+
+// Approved reports whether a reviewer accepted the requirement, with or
+// without edits.
+func (r Record) Approved() bool {
+	s := r.ReviewStatus()
+	return s == Accepted || s == Edited
 }
 
 // Citation points at the source text of a requirement.

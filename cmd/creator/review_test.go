@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"creator/internal/requirement"
+)
+
+var reviewScreenshot = flag.String("review-screenshot", "", "write the review page's screenshot to this file (make screenshot)")
+
+// reviewServer is a `creator review` running in-process.
+type reviewServer struct {
+	url    string
+	cancel context.CancelFunc
+	done   chan int
+	stderr *syncBuffer
+}
+
+// startReview runs `creator review` with args and waits until it serves.
+func startReview(t *testing.T, args ...string) *reviewServer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	s := &reviewServer{cancel: cancel, done: make(chan int, 1), stderr: &syncBuffer{}}
+	go func() {
+		code := execute(ctx, append([]string{"review", "--addr", "127.0.0.1:0"}, args...),
+			testFactory(&IOStreams{In: strings.NewReader(""), Out: pw, ErrOut: s.stderr}, map[string]string{"USER": "tester"}, nil))
+		pw.Close()
+		s.done <- code
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	go io.Copy(io.Discard, pr)
+	if err != nil {
+		cancel()
+		t.Fatalf("creator review printed no address: %v; exit %d\n%s", err, <-s.done, s.stderr.String())
+	}
+	s.url = strings.TrimSpace(line)
+	t.Cleanup(func() { s.stop(t) })
+	return s
+}
+
+// stop ends the review as Ctrl-C does and returns its exit code.
+func (s *reviewServer) stop(t *testing.T) int {
+	t.Helper()
+	s.cancel()
+	select {
+	case code := <-s.done:
+		s.done <- code
+		return code
+	case <-time.After(10 * time.Second):
+		t.Fatal("creator review did not stop")
+		return -1
+	}
+}
+
+func (s *reviewServer) decide(t *testing.T, id, body string) {
+	t.Helper()
+	res, err := http.Post(s.url+"api/requirements/"+id+"/review", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		msg, _ := io.ReadAll(res.Body)
+		t.Fatalf("%s: %d %s", id, res.StatusCode, msg)
+	}
+}
+
+func TestReviewCommand(t *testing.T) {
+	t.Parallel()
+	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "rv")
+	root := filepath.Dir(dir)
+	srv := startReview(t, "--workspace", root, "--job", "rv")
+	if !strings.HasPrefix(srv.url, "http://127.0.0.1:") {
+		t.Fatalf("address %q", srv.url)
+	}
+	srv.decide(t, "REQ-001", `{"decision": "accepted"}`)
+	srv.decide(t, "REQ-002", `{"decision": "rejected", "note": "covered by REQ-001"}`)
+	srv.decide(t, "REQ-003", `{"decision": "edited", "changes": {"priority": "low"}}`)
+
+	// The job is locked while it is reviewed.
+	if code, _, stderr := cli(t, "resume", "--workspace", root, "--job", "rv"); code != exitFailure || !strings.Contains(stderr, "in use") {
+		t.Errorf("resume during the review: exit %d %s", code, stderr)
+	}
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("review exit %d\n%s", code, srv.stderr.String())
+	}
+	log := srv.stderr.String()
+	for _, want := range []string{"reviewing job 'rv' (16 requirements, 0 reviewed)", "REQ-002 rejected (2 of 16 reviewed)", "stopped: 3 of 16 reviewed"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, log)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "requirements", "req_001", "final.json"))
+	var rec requirement.Record
+	if json.Unmarshal(data, &rec); rec.Review == nil || rec.Review.By != "tester" {
+		t.Errorf("REQ-001 review %+v: the reviewer is $USER", rec.Review)
+	}
+
+	// status, export and their JSON carry the decisions.
+	_, out, _ := cli(t, "status", "--workspace", root, "--job", "rv")
+	if !strings.Contains(out, "3 of 16 reviewed: 1 accepted, 1 edited, 1 rejected") {
+		t.Errorf("status:\n%s", out)
+	}
+	_, out, _ = cli(t, "status", "--workspace", root, "--job", "rv", "--json")
+	var v struct{ Review requirement.Tally }
+	if json.Unmarshal([]byte(out), &v); v.Review != (requirement.Tally{Total: 16, Reviewed: 3, Accepted: 1, Edited: 1, Rejected: 1, Pending: 13}) {
+		t.Errorf("status --json review %+v", v.Review)
+	}
+	code, out, stderr := cli(t, "export", "--workspace", root, "--job", "rv", "--reviewed-only")
+	var recs []requirement.Record
+	if err := json.Unmarshal([]byte(out), &recs); err != nil || code != 0 || len(recs) != 2 || recs[0].ID != "REQ-001" || recs[1].Priority != "low" {
+		t.Errorf("export --reviewed-only: exit %d %v %+v", code, err, recs)
+	}
+	if !strings.Contains(stderr, "leaves out 14 requirements: 13 pending, 1 rejected") {
+		t.Errorf("export --reviewed-only stderr %q", stderr)
+	}
+	_, out, _ = cli(t, "export", "--workspace", root, "--job", "rv", "--format", "csv")
+	if !strings.Contains(out, ",rejected,covered by REQ-001\n") {
+		t.Errorf("csv export:\n%s", out)
+	}
+}
+
+func TestReviewAddress(t *testing.T) {
+	t.Parallel()
+	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "addr")
+	root := filepath.Dir(dir)
+	code, _, stderr := cli(t, "review", "--workspace", root, "--job", "addr", "--addr", "0.0.0.0:0")
+	if code != exitUsage || !strings.Contains(stderr, "no authentication") || !strings.Contains(stderr, "--allow-remote") {
+		t.Errorf("non-loopback address: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "review", "--workspace", root, "--job", "addr", "--addr", "8080"); code != exitUsage || !strings.Contains(stderr, "not host:port") {
+		t.Errorf("bad address: exit %d %s", code, stderr)
+	}
+	srv := startReview(t, "--workspace", root, "--job", "addr", "--addr", "0.0.0.0:0", "--allow-remote")
+	if srv.stop(t) != 0 || !strings.Contains(srv.stderr.String(), "warning: the review of job 'addr' is served on") {
+		t.Errorf("--allow-remote: %s", srv.stderr.String())
+	}
+}
+
+// TestReviewInBrowser drives the page in headless Chromium: accept one
+// requirement with the keyboard, reject one with a reason, edit one,
+// reload and see the decisions; and takes the screenshot of the README.
+func TestReviewInBrowser(t *testing.T) {
+	t.Parallel()
+	browser := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		t.Skip("no Chromium: make test installs Debian's chromium package")
+	}
+	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "web")
+	srv := startReview(t, "--workspace", filepath.Dir(dir), "--job", "web")
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancelCtx := chromedp.NewContext(alloc)
+	defer cancelCtx()
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+
+	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+	shown := func(id string) chromedp.Action[chromedp.Void] {
+		return chromedp.Poll[chromedp.Void](`document.querySelector('#detail .rid')?.textContent === '` + id + `' && document.querySelector('#detail mark') !== null`)
+	}
+	badge := func(id, status string) chromedp.Action[chromedp.Void] {
+		return chromedp.WaitVisible(css(`#list li[data-id="` + id + `"] .badge.` + status))
+	}
+	var progress, rejection, title, editedQuote string
+	var shot []byte
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.url),
+		chromedp.WaitVisible(css(`#list li[data-id="REQ-016"]`)),
+		shown("REQ-001"),
+		// a accepts and goes on to the next requirement.
+		press('a'),
+		badge("REQ-001", "accepted"),
+		shown("REQ-002"),
+		// r asks for the reason, typed into a field that r itself left empty.
+		press('r'),
+		chromedp.WaitVisible(css(`#reject-reason`)),
+		chromedp.SendKeys(css(`#reject-reason`), "Repeats REQ-001 for letters"),
+		chromedp.Click(css(`#reject-save`)),
+		badge("REQ-002", "rejected"),
+		// Edit REQ-003, picked from the list.
+		chromedp.Click(css(`#list li[data-id="REQ-003"]`)),
+		shown("REQ-003"),
+		press('e'),
+		chromedp.WaitVisible(css(`#edit-title`)),
+		chromedp.SetValue(css(`#edit-title`), "Store records unalterably"),
+		chromedp.SetValue(css(`#edit-priority`), "low"),
+		chromedp.Click(css(`#edit-save`)),
+		badge("REQ-003", "edited"),
+		// After a reload the decisions are there.
+		chromedp.Reload(),
+		badge("REQ-001", "accepted"),
+		badge("REQ-002", "rejected"),
+		badge("REQ-003", "edited"),
+		into(&progress, chromedp.Text(css(`#progress-text`))),
+		chromedp.Click(css(`#list li[data-id="REQ-002"]`)),
+		shown("REQ-002"),
+		into(&rejection, chromedp.Text(css(`#detail .decision.rejected`))),
+		chromedp.Click(css(`#list li[data-id="REQ-003"]`)),
+		shown("REQ-003"),
+		into(&title, chromedp.Text(css(`#detail h2`))),
+		into(&editedQuote, chromedp.Text(css(`#detail .passage mark`))),
+		into(&shot, chromedp.CaptureScreenshot()),
+	)
+	if err != nil {
+		t.Fatalf("in the browser: %v\n%s", err, srv.stderr.String())
+	}
+	if progress != "reviewed 3 of 16 — 1 accepted, 1 edited, 1 rejected" {
+		t.Errorf("progress %q", progress)
+	}
+	if !strings.Contains(rejection, "Reason: Repeats REQ-001 for letters") || !strings.Contains(rejection, "by tester") {
+		t.Errorf("rejection %q", rejection)
+	}
+	if title != "Store records unalterably" || !strings.HasPrefix(editedQuote, "Records must be stored in the archive") {
+		t.Errorf("REQ-003 shows %q, quote %q", title, editedQuote)
+	}
+	// And in the job folder.
+	for id, want := range map[string]string{"001": "accepted", "002": "rejected", "003": "edited"} {
+		data, _ := os.ReadFile(filepath.Join(dir, "requirements", "req_"+id, "final.json"))
+		var rec requirement.Record
+		json.Unmarshal(data, &rec)
+		if rec.ReviewStatus() != want {
+			t.Errorf("REQ-%s is %s in final.json, want %s", id, rec.ReviewStatus(), want)
+		}
+	}
+	if !bytes.HasPrefix(shot, []byte("\x89PNG")) || len(shot) < 10_000 {
+		t.Fatalf("the screenshot is not a PNG of the page (%d bytes)", len(shot))
+	}
+	path := filepath.Join(t.TempDir(), "review.png")
+	if *reviewScreenshot != "" {
+		path = *reviewScreenshot
+	}
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// into runs a browser action and keeps its value in dst.
+func into[T any](dst *T, a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		v, err := a(ctx, t)
+		*dst = v
+		return chromedp.Void{}, err
+	}
+}
+
+// press presses a key as a keyboard does: one key-down that types the
+// character unless the page prevents it, then the key-up. (KeyEvent sends
+// the character as an event of its own, which a page cannot prevent.)
+func press(r rune) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		events := kb.Encode(r)
+		down, up := *events[0], *events[len(events)-1]
+		down.Text, down.UnmodifiedText = string(r), string(r)
+		for _, e := range []input.DispatchKeyEventParams{down, up} {
+			if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,232 @@
+package reqstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strings"
+
+	"creator/internal/document"
+	"creator/internal/output"
+	"creator/internal/requirement"
+)
+
+// ErrNotFound is Amend's and Get's error for an id no saved requirement has.
+var ErrNotFound = errors.New("no such requirement")
+
+// CheckError is Amend's error when the changed requirement does not pass
+// the checks of a saved one: nothing was written.
+type CheckError struct {
+	Err error
+}
+
+func (e *CheckError) Error() string { return e.Err.Error() }
+func (e *CheckError) Unwrap() error { return e.Err }
+
+var idPattern = regexp.MustCompile(`^REQ-([0-9]{3,})$`)
+
+// fileOfID is the final.json of a requirement id: REQ-007 →
+// requirements/req_007/final.json.
+func fileOfID(id string) (string, bool) {
+	m := idPattern.FindStringSubmatch(id)
+	if m == nil {
+		return "", false
+	}
+	return fileOf("req_" + m[1]), true
+}
+
+// Get reads the saved requirement id.
+func (s *Store) Get(id string) (requirement.Record, error) {
+	file, ok := fileOfID(id)
+	if !ok {
+		return requirement.Record{}, fmt.Errorf("%w: %q is not a requirement id (REQ-001, REQ-002, …)", ErrNotFound, id)
+	}
+	data, err := s.files.ReadInternal(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return requirement.Record{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return requirement.Record{}, err
+	}
+	var rec requirement.Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return rec, fmt.Errorf("%s is not valid JSON: %v", file, err)
+	}
+	if rec.ID != id {
+		return rec, fmt.Errorf("%s has id %s, not %s", file, rec.ID, id)
+	}
+	return rec, nil
+}
+
+// Amend rewrites the saved requirement id with change applied to it. The
+// changed record is checked as Save checks a new one — texts on one line,
+// title length, the schema, and each citation's quote found verbatim in its
+// chunk — and written only when it passes; the id and the review stay as
+// change leaves them.
+func (s *Store) Amend(id string, change func(*requirement.Record) error) (requirement.Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, err := s.Get(id)
+	if err != nil {
+		return rec, err
+	}
+	if err := change(&rec); err != nil {
+		return rec, err
+	}
+	checked, err := tidy(rec)
+	if err != nil {
+		return rec, &CheckError{err}
+	}
+	checked.ID, checked.Review = rec.ID, rec.Review
+	if _, err := s.checkCitations(&checked); err != nil {
+		return rec, &CheckError{err}
+	}
+	data, err := requirement.Marshal(checked)
+	if err != nil {
+		return rec, err
+	}
+	if err := requirement.Validate(data); err != nil {
+		return rec, &CheckError{err}
+	}
+	file, _ := fileOfID(id)
+	if _, err := s.files.WriteFile(file, data); err != nil {
+		return rec, err
+	}
+	s.index = nil // the text, and so the dedup key, may have changed
+	return checked, nil
+}
+
+// Passage is a citation's quote in the context of its chunk.
+type Passage struct {
+	Chunk document.ManifestChunk
+	// Body is the chunk's text; the quote is Body[Start:End].
+	Body       string
+	Start, End int
+}
+
+// Passage finds a citation's quote in its chunk, as saving it did.
+func (s *Store) Passage(c requirement.Citation) (Passage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, err := loadChunks(s.files)
+	if err != nil {
+		return Passage{}, err
+	}
+	mc, body, err := ch.body(c.Chunk)
+	if err != nil {
+		return Passage{}, err
+	}
+	start, end, ok := ch.find(mc.ID, body, c.Quote)
+	if !ok {
+		return Passage{Chunk: mc, Body: body}, quoteNotFound(c, body)
+	}
+	return Passage{Chunk: mc, Body: body, Start: start, End: end}, nil
+}
+
+// RefreshOutput brings the output files up to date with the reviews of
+// the requirements in them: each record of output/requirements.json takes
+// the review and the reviewable fields (title, text, type, category,
+// priority) of its saved requirement, and requirements.json,
+// requirements.csv and summary.md (with cov, and the note a partial output
+// opens with) are written again when anything changed. Which requirements
+// the output holds, and in what order, stays as finalizing made it. A job
+// without output has nothing to refresh.
+func (s *Store) RefreshOutput(cov *output.Coverage) (changed bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, err := s.files.ReadInternal(output.RequirementsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var recs []requirement.Record
+	if err := json.Unmarshal(data, &recs); err != nil {
+		return false, fmt.Errorf("%s: %v", output.RequirementsFile, err)
+	}
+	recs, changed = s.withReviews(recs)
+	if !changed {
+		return false, nil
+	}
+	ch, err := loadChunks(s.files)
+	if err != nil {
+		return false, err
+	}
+	summary, _ := s.files.ReadInternal(output.SummaryFile)
+	return true, s.write(recs, ch, noteOf(summary), cov)
+}
+
+// WithReviews returns recs, records of the output, with the review and
+// the reviewable fields of their saved requirements (see RefreshOutput),
+// so that a reader of the output sees every decision made, even one whose
+// refresh of the output was cut off.
+func (s *Store) WithReviews(recs []requirement.Record) []requirement.Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out, _ := s.withReviews(recs)
+	return out
+}
+
+func (s *Store) withReviews(recs []requirement.Record) ([]requirement.Record, bool) {
+	out := slices.Clone(recs)
+	changed := false
+	for i, r := range out {
+		saved, err := s.Get(r.ID)
+		if err != nil || saved.Review == nil && r.Review == nil {
+			continue
+		}
+		next := r
+		next.Title, next.Text, next.Type, next.Category, next.Priority, next.Review =
+			saved.Title, saved.Text, saved.Type, saved.Category, saved.Priority, saved.Review
+		a, _ := json.Marshal(r)
+		b, _ := json.Marshal(next)
+		if !bytes.Equal(a, b) {
+			out[i], changed = next, true
+		}
+	}
+	return out, changed
+}
+
+// noteOf is the note withNote put above a summary: its first line, when
+// that is a quotation.
+func noteOf(summary []byte) string {
+	first, _, _ := strings.Cut(string(summary), "\n")
+	if note, ok := strings.CutPrefix(first, "> "); ok {
+		return note
+	}
+	return ""
+}
+
+// Reviewable are the requirements a person reviews: those of the job's
+// output, with their reviews (WithReviews), or, before the job has an
+// output, the requirements saved so far. fromOutput says which; problems
+// name saved files that cannot be read.
+func (s *Store) Reviewable() (recs []requirement.Record, fromOutput bool, problems []string, err error) {
+	data, err := s.files.ReadInternal(output.RequirementsFile)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(data, &recs); err != nil {
+			return nil, false, nil, fmt.Errorf("%s is not valid: %v", output.RequirementsFile, err)
+		}
+		return s.WithReviews(recs), true, nil, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, false, nil, err
+	}
+	entries, err := s.List()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil, err
+	}
+	for _, e := range entries {
+		if e.Err != nil {
+			problems = append(problems, fmt.Sprintf("%s cannot be read: %v", e.File, e.Err))
+			continue
+		}
+		recs = append(recs, e.Record)
+	}
+	return recs, false, problems, nil
+}

@@ -1,0 +1,196 @@
+package review
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"creator/internal/requirement"
+)
+
+// Decision is a reviewer's decision on one requirement, as the API takes it.
+type Decision struct {
+	// Decision is accepted, rejected or edited.
+	Decision string `json:"decision"`
+	// Note is the reviewer's note; required for a rejection (its reason).
+	Note string `json:"note,omitempty"`
+	// Changes are the new values of edited fields, for decision edited.
+	Changes map[string]string `json:"changes,omitempty"`
+}
+
+// InputError is a decision that cannot be taken as given: nothing was
+// changed.
+type InputError struct {
+	msg string
+}
+
+func (e *InputError) Error() string { return e.msg }
+
+func inputErrorf(format string, a ...any) error {
+	return &InputError{fmt.Sprintf(format, a...)}
+}
+
+// Editable are the fields a reviewer can change.
+var Editable = []string{"title", "text", "type", "category", "priority"}
+
+// maxNote bounds a note, in characters.
+const maxNote = 4000
+
+// maxBody bounds a decision's JSON, in bytes.
+const maxBody = 1 << 20
+
+// ParseDecision reads a decision's JSON strictly: unknown fields, values of
+// the wrong type and trailing data are errors that say what is wrong.
+func ParseDecision(r io.Reader) (Decision, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxBody+1))
+	if err != nil {
+		return Decision{}, inputErrorf("cannot read the request body: %v", err)
+	}
+	if len(data) > maxBody {
+		return Decision{}, inputErrorf("the request body is over %d bytes", maxBody)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Decision{}, inputErrorf(`the request body is empty; send {"decision": "accepted"|"rejected"|"edited", "note": "...", "changes": {...}}`)
+	}
+	var raw struct {
+		Decision *string        `json:"decision"`
+		Note     *string        `json:"note"`
+		Changes  map[string]any `json:"changes"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return Decision{}, inputErrorf("the request body is not a decision: %s", jsonProblem(err))
+	}
+	if dec.More() {
+		return Decision{}, inputErrorf("the request body holds more than one JSON value")
+	}
+	var d Decision
+	if raw.Decision == nil {
+		return d, inputErrorf(`"decision" is missing: use one of %s`, strings.Join(requirement.ReviewDecisions, ", "))
+	}
+	d.Decision = strings.TrimSpace(*raw.Decision)
+	if raw.Note != nil {
+		d.Note = strings.TrimSpace(*raw.Note)
+	}
+	if len(raw.Changes) > 0 {
+		d.Changes = map[string]string{}
+	}
+	for _, field := range sortedKeys(raw.Changes) {
+		s, ok := raw.Changes[field].(string)
+		if !ok {
+			return d, inputErrorf("changes.%s must be a string", field)
+		}
+		d.Changes[field] = s
+	}
+	return d, d.check()
+}
+
+// check checks a decision on its own, before any file is read.
+func (d Decision) check() error {
+	if !slices.Contains(requirement.ReviewDecisions, d.Decision) {
+		return inputErrorf("unknown decision %q: use one of %s", d.Decision, strings.Join(requirement.ReviewDecisions, ", "))
+	}
+	if n := utf8.RuneCountInString(d.Note); n > maxNote {
+		return inputErrorf("the note is %d characters long; keep it to %d", n, maxNote)
+	}
+	if d.Decision == requirement.Rejected && d.Note == "" {
+		return inputErrorf("a rejection needs its reason in \"note\"")
+	}
+	if d.Decision != requirement.Edited {
+		if len(d.Changes) > 0 {
+			return inputErrorf("\"changes\" are for the decision %q; to change fields and accept, send decision %q", requirement.Edited, requirement.Edited)
+		}
+		return nil
+	}
+	if len(d.Changes) == 0 {
+		return inputErrorf("an edit needs \"changes\": the new values of some of %s", strings.Join(Editable, ", "))
+	}
+	for _, field := range sortedKeys(d.Changes) {
+		if err := checkChange(field, d.Changes[field]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkChange checks one edited field's new value.
+func checkChange(field, value string) error {
+	value = strings.TrimSpace(value)
+	switch field {
+	case "quote", "quotes", "citation", "citations", "page", "chunk", "document":
+		return inputErrorf("the citations cannot be edited: a requirement's quote must stand verbatim in its source; reject the requirement if its citation is wrong")
+	case "title":
+		if value == "" {
+			return inputErrorf("changes.title is empty")
+		}
+		if n := utf8.RuneCountInString(value); n > 80 {
+			return inputErrorf("changes.title is %d characters long; keep it to 80", n)
+		}
+	case "text":
+		if value == "" {
+			return inputErrorf("changes.text is empty")
+		}
+	case "type":
+		return oneOf(field, value, requirement.Types)
+	case "category":
+		return oneOf(field, value, requirement.Categories)
+	case "priority":
+		return oneOf(field, value, requirement.Priorities)
+	default:
+		return inputErrorf("%q cannot be edited: the editable fields are %s", field, strings.Join(Editable, ", "))
+	}
+	return nil
+}
+
+func oneOf(field, value string, allowed []string) error {
+	if !slices.Contains(allowed, value) {
+		return inputErrorf("changes.%s is %q: use one of %s", field, value, strings.Join(allowed, ", "))
+	}
+	return nil
+}
+
+// jsonProblem words a decoding error without Go type names.
+func jsonProblem(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return fmt.Sprintf("%q has the wrong type (%s)", typeErr.Field, typeErr.Value)
+	case errors.As(err, &typeErr):
+		return "a JSON object is expected"
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return fmt.Sprintf("unknown field %s; a decision has \"decision\", \"note\" and \"changes\"", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// field reads and sets a reviewable field of a record by its JSON name.
+func field(r *requirement.Record, name string) *string {
+	switch name {
+	case "title":
+		return &r.Title
+	case "text":
+		return &r.Text
+	case "type":
+		return &r.Type
+	case "category":
+		return &r.Category
+	case "priority":
+		return &r.Priority
+	}
+	return nil
+}

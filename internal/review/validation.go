@@ -1,0 +1,95 @@
+package review
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"creator/internal/requirement"
+)
+
+// The review's part of validation.md lies between these lines, so that
+// what else the file holds (the agent's own notes) is kept.
+const (
+	blockStart = "<!-- review: written by creator review; edits here are replaced -->"
+	blockEnd   = "<!-- end of review -->"
+)
+
+// validationFile is requirement id's validation.md.
+func validationFile(id string) string {
+	return "requirements/req_" + strings.TrimPrefix(id, "REQ-") + "/validation.md"
+}
+
+// writeValidation writes r's review into its validation.md, when it has
+// one and the file does not say it already.
+func (s *Service) writeValidation(r requirement.Record) error {
+	if r.Review == nil {
+		return nil
+	}
+	file := validationFile(r.ID)
+	old, err := s.cfg.Files.ReadInternal(file)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	next := withBlock(string(old), validationBlock(r))
+	if next == string(old) {
+		return nil
+	}
+	_, err = s.cfg.Files.WriteFile(file, []byte(next))
+	return err
+}
+
+// withBlock puts block in place of the review block of doc, or above the
+// rest of it.
+func withBlock(doc, block string) string {
+	if i := strings.Index(doc, blockStart); i >= 0 {
+		if j := strings.Index(doc[i:], blockEnd); j >= 0 {
+			rest := strings.TrimPrefix(doc[i+j+len(blockEnd):], "\n")
+			return doc[:i] + block + rest
+		}
+	}
+	if doc == "" {
+		return block
+	}
+	return block + "\n" + doc
+}
+
+// validationBlock renders a review for people:
+//
+//	# Review of REQ-003
+//
+//	- Decision: rejected
+//	- Reason: repeats REQ-002
+//	- Reviewed: 2026-11-23T10:00:00Z by alice
+func validationBlock(r requirement.Record) string {
+	rv := r.Review
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n# Review of %s\n\n- Decision: %s\n", blockStart, r.ID, rv.Status)
+	if rv.Note != "" {
+		label := "Note"
+		if rv.Status == requirement.Rejected {
+			label = "Reason"
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", label, oneLine(rv.Note))
+	}
+	who := ""
+	if rv.By != "" {
+		who = " by " + rv.By
+	}
+	fmt.Fprintf(&b, "- Reviewed: %s%s\n", rv.At, who)
+	if len(rv.Changes) > 0 {
+		b.WriteString("\n## Changes\n\n| field | extracted | now |\n|---|---|---|\n")
+		for _, name := range Editable {
+			if c, ok := rv.Changes[name]; ok {
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", name, cell(c.From), cell(c.To))
+			}
+		}
+	}
+	b.WriteString(blockEnd + "\n")
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func cell(s string) string { return strings.ReplaceAll(oneLine(s), "|", "\\|") }
