@@ -125,6 +125,7 @@ func TestPostgres(t *testing.T) {
 	for name, test := range map[string]func(*testing.T, *pgtest.Server){
 		"PublishJob": tPublishJob, "Refusals": tPublishRefusals, "Schemas": tSchemas,
 		"AllOrNothing": tPublishIsAllOrNothing, "AdoptsACompatibleTable": tAdoptsACompatibleTable,
+		"ReviewStatus": tReviewStatus,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -356,4 +357,58 @@ func pgxQueryRow(t *testing.T, url, q string, dest ...any) error {
 	t.Helper()
 	ctx, conn := connect(t, url)
 	return conn.QueryRow(ctx, q).Scan(dest...)
+}
+
+// The review of each requirement goes into its columns, also a decision
+// kept only in the requirement's final.json (its refresh of the output
+// cut off), and a new decision updates the row.
+func tReviewStatus(t *testing.T, db *pgtest.Server) {
+	ctx := context.Background()
+	url := db.URL(db.Password)
+	rejected := record("REQ-002", "Logs shall be signed.")
+	rejected.Review = &requirement.Review{Status: requirement.Rejected, Note: "not in scope", By: "alice", At: "2026-11-23T09:30:00Z"}
+	job := newJob(t, workspace.StatusCompleted, record("REQ-001", "Records shall be kept."), rejected)
+	accepted := record("REQ-001", "Records shall be kept.")
+	accepted.Review = &requirement.Review{Status: requirement.Edited, At: "2026-11-23T09:31:00Z",
+		Changes: map[string]requirement.Change{"priority": {From: "high", To: "low"}}}
+	accepted.Priority = "low"
+	data, _ := requirement.Marshal(accepted)
+	if _, err := job.WriteFile("requirements/req_001/final.json", data); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Job(ctx, job, JobOptions{URL: url, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	type reviewRow struct {
+		ID, Priority, Status string
+		Note, By             *string
+		At                   *time.Time
+	}
+	read := func() []reviewRow {
+		_, conn := connect(t, url)
+		r, err := conn.Query(ctx, `SELECT requirement_id, priority, review_status, review_note, reviewed_by, reviewed_at
+			FROM requirement_cache ORDER BY requirement_id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(r, pgx.RowToStructByPos[reviewRow])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	got := read()
+	if len(got) != 2 || got[0].Status != "edited" || got[0].Priority != "low" || got[0].Note != nil || got[0].By != nil ||
+		got[0].At == nil || !got[0].At.Equal(time.Date(2026, 11, 23, 9, 31, 0, 0, time.UTC)) ||
+		got[1].Status != "rejected" || got[1].Note == nil || *got[1].Note != "not in scope" || got[1].By == nil || *got[1].By != "alice" {
+		t.Fatalf("review columns: %+v", got)
+	}
+	// A requirement never reviewed is pending.
+	setOutput(t, job, record("REQ-003", "Changes shall be logged."))
+	if _, err := Job(ctx, job, JobOptions{URL: url, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); len(got) != 1 || got[0].Status != "pending" || got[0].At != nil {
+		t.Fatalf("a requirement not reviewed: %+v", got)
+	}
 }
