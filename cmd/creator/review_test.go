@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,6 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"creator/internal/atomicfile"
 	"creator/internal/requirement"
 )
 
@@ -288,4 +291,122 @@ func press(r rune) chromedp.Action[chromedp.Void] {
 		}
 		return nil
 	})
+}
+
+// TestReviewSurvivesKills sends decisions to `creator review` processes
+// and kills each with SIGKILL at a random moment: every decision the API
+// confirmed is in its record and validation.md, and the output files agree
+// with the records once the review is started again.
+func TestReviewSurvivesKills(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs creator as separate processes")
+	}
+	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "kill")
+	root := filepath.Dir(dir)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	exe, _ := os.Executable()
+	start := func() (*exec.Cmd, string) {
+		cmd := exec.Command(exe, "review", "--workspace", root, "--job", "kill", "--addr", "127.0.0.1:0")
+		cmd.Env = append(cleanEnv(), mainEnv+"=1", "USER=tester")
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("creator review printed no address: %v", err)
+		}
+		return cmd, strings.TrimSpace(line)
+	}
+	// Per requirement, the decisions that may stand: the last one
+	// confirmed, and one sent after it that the kill cut off.
+	type outcome struct{ acked, inflight string }
+	want := map[string]*outcome{}
+	n := 0
+	for round := 0; round < 8; round++ {
+		cmd, url := start()
+		deadline := time.Now().Add(time.Duration(rng.IntN(400)) * time.Millisecond)
+		killed := make(chan struct{})
+		go func() {
+			time.Sleep(time.Until(deadline))
+			cmd.Process.Kill()
+			close(killed)
+		}()
+		client := &http.Client{Timeout: 5 * time.Second}
+		for {
+			n++
+			id := fmt.Sprintf("REQ-%03d", n%16+1)
+			note := fmt.Sprintf("decision %d", n)
+			body := map[int]string{
+				0: `{"decision": "accepted", "note": "` + note + `"}`,
+				1: `{"decision": "rejected", "note": "` + note + `"}`,
+				2: `{"decision": "edited", "note": "` + note + `", "changes": {"title": "Title ` + note + `"}}`,
+			}[n%3]
+			if want[id] == nil {
+				want[id] = &outcome{}
+			}
+			want[id].inflight = note
+			res, err := client.Post(url+"api/requirements/"+id+"/review", "application/json", strings.NewReader(body))
+			if err != nil {
+				break // killed
+			}
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				t.Fatalf("%s: %d", id, res.StatusCode)
+			}
+			want[id].acked, want[id].inflight = note, ""
+		}
+		<-killed
+		cmd.Wait()
+	}
+	// A last start rebuilds what the last kill left undone.
+	cmd, _ := start()
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("review after the kills: %v", err)
+	}
+	t.Logf("%d decisions over 8 kills", n)
+
+	data, err := os.ReadFile(filepath.Join(dir, "output", "requirements.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []requirement.Record
+	if err := json.Unmarshal(data, &out); err != nil || len(out) != 16 {
+		t.Fatalf("output: %v, %d records", err, len(out))
+	}
+	for _, o := range out {
+		w := want[o.ID]
+		final, _ := os.ReadFile(filepath.Join(dir, "requirements", "req_"+strings.TrimPrefix(o.ID, "REQ-"), "final.json"))
+		var rec requirement.Record
+		json.Unmarshal(final, &rec)
+		got := ""
+		if rec.Review != nil {
+			got = rec.Review.Note
+		}
+		if w != nil && got != w.acked && got != w.inflight || w == nil && got != "" {
+			t.Errorf("%s holds %q; confirmed %+v", o.ID, got, w)
+		}
+		a, _ := json.Marshal(o)
+		b, _ := json.Marshal(rec)
+		if string(a) != string(b) {
+			t.Errorf("%s: output/requirements.json differs from final.json:\n%s\n%s", o.ID, a, b)
+		}
+		if rec.Review != nil {
+			v, _ := os.ReadFile(filepath.Join(dir, "requirements", "req_"+strings.TrimPrefix(o.ID, "REQ-"), "validation.md"))
+			if !strings.Contains(string(v), "- Decision: "+rec.Review.Status+"\n") || !strings.Contains(string(v), rec.Review.Note) {
+				t.Errorf("%s validation.md does not say %s %q:\n%s", o.ID, rec.Review.Status, rec.Review.Note, v)
+			}
+		}
+	}
+	for p := range listTree(t, dir) {
+		if atomicfile.IsTemp(filepath.Base(p)) {
+			t.Errorf("left behind: %s", p)
+		}
+	}
 }
