@@ -133,32 +133,32 @@ func (s *Store) Passage(c requirement.Citation) (Passage, error) {
 // priority) of its saved requirement, and requirements.json,
 // requirements.csv and summary.md (with cov, and the note a partial output
 // opens with) are written again when anything changed. Which requirements
-// the output holds, and in what order, stays as finalizing made it. A job
-// without output has nothing to refresh.
-func (s *Store) RefreshOutput(cov *output.Coverage) (changed bool, err error) {
+// the output holds, and in what order, stays as finalizing made it. It
+// returns the output's records as they now stand; a job without output has
+// nothing to refresh (nil, false).
+func (s *Store) RefreshOutput(cov *output.Coverage) (recs []requirement.Record, hasOutput bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	data, err := s.files.ReadInternal(output.RequirementsFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
-	var recs []requirement.Record
 	if err := json.Unmarshal(data, &recs); err != nil {
-		return false, fmt.Errorf("%s: %v", output.RequirementsFile, err)
+		return nil, true, fmt.Errorf("%s: %v", output.RequirementsFile, err)
 	}
-	recs, changed = s.withReviews(recs)
+	recs, changed := s.withReviews(recs)
 	if !changed {
-		return false, nil
+		return recs, true, nil
 	}
 	ch, err := loadChunks(s.files)
 	if err != nil {
-		return false, err
+		return nil, true, err
 	}
 	summary, _ := s.files.ReadInternal(output.SummaryFile)
-	return true, s.write(recs, ch, noteOf(summary), cov)
+	return recs, true, s.write(recs, ch, noteOf(summary), cov)
 }
 
 // WithReviews returns recs, records of the output, with the review and

@@ -74,7 +74,7 @@ func ParseDecision(r io.Reader) (Decision, error) {
 	if raw.Decision == nil {
 		return d, inputErrorf(`"decision" is missing: use one of %s`, strings.Join(requirement.ReviewDecisions, ", "))
 	}
-	d.Decision = strings.TrimSpace(*raw.Decision)
+	d.Decision = decisionName(*raw.Decision)
 	if raw.Note != nil {
 		d.Note = strings.TrimSpace(*raw.Note)
 	}
@@ -86,9 +86,33 @@ func ParseDecision(r io.Reader) (Decision, error) {
 		if !ok {
 			return d, inputErrorf("changes.%s must be a string", field)
 		}
-		d.Changes[field] = s
+		d.Changes[field] = enumValue(field, s)
 	}
 	return d, d.check()
+}
+
+// decisionName reads a decision as people write it: "Accepted", "accept".
+func decisionName(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "accept", "approve", "approved":
+		return requirement.Accepted
+	case "reject":
+		return requirement.Rejected
+	case "edit":
+		return requirement.Edited
+	}
+	return s
+}
+
+// enumValue reads the value of an enumerated field as people write it:
+// "High", "non-functional".
+func enumValue(field, s string) string {
+	switch field {
+	case "type", "category", "priority":
+		return strings.ReplaceAll(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_"), " ", "_")
+	}
+	return s
 }
 
 // check checks a decision on its own, before any file is read.

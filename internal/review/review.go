@@ -190,9 +190,6 @@ func (s *Service) Decide(id string, d Decision) (Item, Progress, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.record(id); err != nil {
-		return Item{}, Progress{}, err
-	}
 	at := s.cfg.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
 	rec, err := s.cfg.Store.Amend(id, func(r *requirement.Record) error {
 		return apply(r, d, s.cfg.Reviewer, at)
@@ -207,12 +204,14 @@ func (s *Service) Decide(id string, d Decision) (Item, Progress, error) {
 	if err := s.writeValidation(rec); err != nil {
 		return Item{}, Progress{}, err
 	}
-	if err := s.refreshOutput(); err != nil {
-		return Item{}, Progress{}, err
-	}
-	recs, _, _, err := s.Records()
+	recs, hasOutput, err := s.refreshOutput()
 	if err != nil {
 		return Item{}, Progress{}, err
+	}
+	if !hasOutput {
+		if recs, _, _, err = s.Records(); err != nil {
+			return Item{}, Progress{}, err
+		}
 	}
 	return Item{Record: rec, ReviewStatus: rec.ReviewStatus()}, requirement.TallyOf(recs), nil
 }
@@ -258,17 +257,18 @@ func apply(r *requirement.Record, d Decision, by, at string) error {
 	return nil
 }
 
-func (s *Service) refreshOutput() error {
+// refreshOutput brings the output files up to date with the records
+// (reqstore.Store.RefreshOutput).
+func (s *Service) refreshOutput() ([]requirement.Record, bool, error) {
 	var cov *output.Coverage
 	if s.cfg.Coverage != nil {
 		c, err := s.cfg.Coverage()
 		if err != nil {
-			return err
+			return nil, false, err
 		}
 		cov = c
 	}
-	_, err := s.cfg.Store.RefreshOutput(cov)
-	return err
+	return s.cfg.Store.RefreshOutput(cov)
 }
 
 // Sync rebuilds what derives from the records' reviews — each reviewed
@@ -288,5 +288,6 @@ func (s *Service) Sync() error {
 			}
 		}
 	}
-	return s.refreshOutput()
+	_, _, err = s.refreshOutput()
+	return err
 }

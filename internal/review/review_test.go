@@ -292,6 +292,21 @@ func TestDecisionsAreKeptInTheJob(t *testing.T) {
 	}
 }
 
+// Decisions and values are read as people write them.
+func TestDecisionsAsPeopleWriteThem(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ body, decision, category string }{
+		{`{"decision": "Accept"}`, "accepted", ""},
+		{`{"decision": " REJECTED ", "note": "no"}`, "rejected", ""},
+		{`{"decision": "edit", "changes": {"category": "Non-Functional", "priority": "Low"}}`, "edited", "non_functional"},
+	} {
+		d, err := ParseDecision(strings.NewReader(c.body))
+		if err != nil || d.Decision != c.decision || d.Changes["category"] != c.category {
+			t.Errorf("%s: %+v %v", c.body, d, err)
+		}
+	}
+}
+
 func TestEditsKeepTheExtractedValues(t *testing.T) {
 	t.Parallel()
 	job, srv := server(t)
@@ -338,7 +353,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"unknown field", "REQ-001", "application/json", `{"decision": "accepted", "reason": "x"}`, `unknown field "reason"`, 400},
 		{"no decision", "REQ-001", "application/json", `{"note": "x"}`, `"decision" is missing`, 400},
 		{"decision not a string", "REQ-001", "application/json", `{"decision": 1}`, `"decision" has the wrong type`, 400},
-		{"unknown decision", "REQ-001", "application/json", `{"decision": "approved"}`, `unknown decision "approved": use one of accepted, rejected, edited`, 400},
+		{"unknown decision", "REQ-001", "application/json", `{"decision": "fine"}`, `unknown decision "fine": use one of accepted, rejected, edited`, 400},
 		{"rejection without reason", "REQ-001", "application/json", `{"decision": "rejected", "note": "  "}`, "needs its reason", 400},
 		{"changes on accept", "REQ-001", "application/json", `{"decision": "accepted", "changes": {"title": "x"}}`, `"changes" are for the decision "edited"`, 400},
 		{"edit without changes", "REQ-001", "application/json", `{"decision": "edited"}`, `an edit needs "changes"`, 400},
