@@ -193,7 +193,7 @@ func TestReviewInBrowser(t *testing.T) {
 	badge := func(id, status string) chromedp.Action[chromedp.Void] {
 		return chromedp.WaitVisible(css(`#list li[data-id="` + id + `"] .badge.` + status))
 	}
-	var progress, rejection, title, editedQuote string
+	var progress, rejection, title, editedQuote, filtered, titles string
 	var shot []byte
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(srv.url),
@@ -232,6 +232,11 @@ func TestReviewInBrowser(t *testing.T) {
 		into(&title, chromedp.Text(css(`#detail h2`))),
 		into(&editedQuote, chromedp.Text(css(`#detail .passage mark`))),
 		into(&shot, chromedp.CaptureScreenshot()),
+		// The text filter: the requirements that speak of personal data.
+		chromedp.SendKeys(css(`#f-text`), "personal data"),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll('#list li').length < 16`),
+		into(&filtered, chromedp.Text(css(`#list-count`))),
+		into(&titles, chromedp.Text(css(`#list`))),
 	)
 	if err != nil {
 		t.Fatalf("in the browser: %v\n%s", err, srv.stderr.String())
@@ -244,6 +249,9 @@ func TestReviewInBrowser(t *testing.T) {
 	}
 	if title != "Store records unalterably" || !strings.HasPrefix(editedQuote, "Records must be stored in the archive") {
 		t.Errorf("REQ-003 shows %q, quote %q", title, editedQuote)
+	}
+	if !strings.HasSuffix(filtered, " of 16 requirements") || !strings.Contains(titles, "Personal data in records") || strings.Contains(titles, "REQ-001") {
+		t.Errorf("filtered by text: %q\n%s", filtered, titles)
 	}
 	// And in the job folder.
 	for id, want := range map[string]string{"001": "accepted", "002": "rejected", "003": "edited"} {
