@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/ledongthuc/pdf"
 )
@@ -24,14 +25,14 @@ func readPDF(r io.ReaderAt, size int64) (pages [][]string, unmapped int, err err
 		}
 		return nil, 0, fmt.Errorf("not a readable PDF: %v", err)
 	}
-	list := pageList(rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{})
+	objects := newObjectCache()
+	list := pageList(objects, rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{})
 	if len(list) == 0 {
 		return nil, 0, errors.New("the PDF has no pages")
 	}
-	fonts := map[uint64]*fontInfo{}
 	var buf []glyph
 	for _, page := range list {
-		glyphs, u := readPage(page, fonts, buf[:0])
+		glyphs, u := readPage(page, objects, buf[:0])
 		unmapped += u
 		pages = append(pages, layoutPage(glyphs))
 		buf = glyphs // reused: the page's text has been built from it
@@ -45,7 +46,7 @@ const maxPageTreeDepth = 64
 // pageList walks the page tree once, in order. (The library's Page(n) walks
 // it from the root for every page, which is quadratic.) A node met again —
 // a cycle in a damaged file — is skipped, so no page is read twice.
-func pageList(node pdf.Value, depth int, seen map[uint64]bool) []pdf.Page {
+func pageList(objects *objectCache, node pdf.Value, depth int, seen map[uint64]bool) []pdf.Page {
 	if depth > maxPageTreeDepth {
 		return nil
 	}
@@ -65,15 +66,15 @@ func pageList(node pdf.Value, depth int, seen map[uint64]bool) []pdf.Page {
 		}
 		var out []pdf.Page
 		for i := 0; i < kids.Len(); i++ {
-			out = append(out, pageList(kids.Index(i), depth+1, seen)...)
+			out = append(out, pageList(objects, objects.index(kids, i), depth+1, seen)...)
 		}
 		return out
 	}
 	return nil
 }
 
-func readPage(page pdf.Page, fonts map[uint64]*fontInfo, buf []glyph) (glyphs []glyph, unmapped int) {
-	p := &pageReader{fonts: map[string]*fontInfo{}, shared: fonts, glyphs: buf}
+func readPage(page pdf.Page, objects *objectCache, buf []glyph) (glyphs []glyph, unmapped int) {
+	p := &pageReader{fonts: map[fontKey]*fontInfo{}, objects: objects, glyphs: buf}
 	defer func() {
 		if recover() != nil {
 			glyphs, unmapped = p.glyphs, p.unmapped // keep what was read before the damage
@@ -82,6 +83,120 @@ func readPage(page pdf.Page, fonts map[uint64]*fontInfo, buf []glyph) (glyphs []
 	if page.V.IsNull() {
 		return nil, 0
 	}
-	p.run(page.V.Key("Contents"), page.Resources(), identity, 0)
+	p.run(page.V.Key("Contents"), objects.resources(page.V), identity, 0)
 	return p.glyphs, p.unmapped
+}
+
+// objectCache keeps the objects read so far, by object number, and the
+// fonts made of them. The library reads an object again at every access —
+// one kept in an object stream by inflating and scanning that whole
+// stream — so what the pages share (resources, fonts) is read once.
+type objectCache struct {
+	objects  map[uint64]pdf.Value
+	fonts    map[uint64]*fontInfo
+	fallback *fontInfo // for a missing font resource
+}
+
+func newObjectCache() *objectCache {
+	return &objectCache{objects: map[uint64]pdf.Value{}, fonts: map[uint64]*fontInfo{}, fallback: newFallbackFont()}
+}
+
+// key is v.Key(name), read from the cache when it refers to an object
+// read before.
+func (c *objectCache) key(v pdf.Value, name string) pdf.Value {
+	id, ok := refOf(entryOf(v, name))
+	if !ok {
+		return v.Key(name)
+	}
+	if x, hit := c.objects[id]; hit {
+		return x
+	}
+	x := v.Key(name)
+	c.objects[id] = x
+	return x
+}
+
+// index is v.Index(i), read from the cache like key.
+func (c *objectCache) index(v pdf.Value, i int) pdf.Value {
+	id, ok := refOf(elementOf(v, i))
+	if !ok {
+		return v.Index(i)
+	}
+	if x, hit := c.objects[id]; hit {
+		return x
+	}
+	x := v.Index(i)
+	c.objects[id] = x
+	return x
+}
+
+// resources are a page's resources, inherited from its ancestors when it
+// has none of its own.
+func (c *objectCache) resources(page pdf.Value) pdf.Value {
+	for v, depth := page, 0; !v.IsNull() && depth <= maxPageTreeDepth; v, depth = c.key(v, "Parent"), depth+1 {
+		if r := c.key(v, "Resources"); !r.IsNull() {
+			return r
+		}
+	}
+	return pdf.Value{}
+}
+
+// The library keeps a value's data and its object references unexported;
+// reading them lets an object read once serve every page that refers to it.
+
+// objectID is the object number and generation of an indirect PDF object,
+// or of the object a direct value is part of. ok is false for values that
+// are not part of one.
+func objectID(v pdf.Value) (id uint64, ok bool) {
+	ptr := reflect.ValueOf(v).FieldByName("ptr")
+	if !ptr.IsValid() || ptr.NumField() < 2 {
+		return 0, false
+	}
+	num, gen := ptr.Field(0).Uint(), ptr.Field(1).Uint()
+	return num<<16 | gen, num != 0
+}
+
+// entryOf is the unresolved entry name of a dictionary or of a stream's
+// dictionary.
+func entryOf(v pdf.Value, name string) reflect.Value {
+	d := reflect.ValueOf(v).FieldByName("data")
+	if d.Kind() != reflect.Interface || d.IsNil() {
+		return reflect.Value{}
+	}
+	d = d.Elem()
+	if d.Kind() == reflect.Struct {
+		d = d.FieldByName("hdr") // a stream
+	}
+	if d.Kind() != reflect.Map || d.Type().Key().Kind() != reflect.String {
+		return reflect.Value{}
+	}
+	return d.MapIndex(reflect.ValueOf(name).Convert(d.Type().Key()))
+}
+
+// elementOf is the unresolved element i of an array.
+func elementOf(v pdf.Value, i int) reflect.Value {
+	d := reflect.ValueOf(v).FieldByName("data")
+	if d.Kind() != reflect.Interface || d.IsNil() {
+		return reflect.Value{}
+	}
+	d = d.Elem()
+	if d.Kind() != reflect.Slice || i < 0 || i >= d.Len() {
+		return reflect.Value{}
+	}
+	return d.Index(i)
+}
+
+// refOf is the object an unresolved entry refers to; ok is false for a
+// direct value.
+func refOf(e reflect.Value) (id uint64, ok bool) {
+	if e.Kind() == reflect.Interface {
+		if e.IsNil() {
+			return 0, false
+		}
+		e = e.Elem()
+	}
+	if e.Kind() != reflect.Struct || e.Type().Name() != "objptr" || e.NumField() < 2 {
+		return 0, false
+	}
+	return e.Field(0).Uint()<<16 | e.Field(1).Uint(), true
 }

@@ -2,9 +2,7 @@ package document
 
 import (
 	"math"
-	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ledongthuc/pdf"
@@ -70,40 +68,34 @@ const (
 // pageReader collects the glyphs of one page.
 type pageReader struct {
 	glyphs   []glyph
-	fonts    map[string]*fontInfo // by scope and resource name, for this page
-	shared   map[uint64]*fontInfo // by PDF object, across pages
-	unmapped int                  // glyphs of fonts whose codes cannot be turned into text
+	fonts    map[fontKey]*fontInfo // for this page
+	objects  *objectCache          // across pages
+	unmapped int                   // glyphs of fonts whose codes cannot be turned into text
 	scopes   int
 }
 
+// fontKey is a font resource's name in the scope of one content stream.
+type fontKey struct {
+	scope int
+	name  string
+}
+
 func (p *pageReader) font(scope int, res pdf.Value, name string) *fontInfo {
-	key := strconv.Itoa(scope) + "\x00" + name
+	key := fontKey{scope, name}
 	if f, ok := p.fonts[key]; ok {
 		return f
 	}
-	v := res.Key("Font").Key(name)
-	id, indirect := objectID(v)
-	f := p.shared[id]
+	fonts := p.objects.key(res, "Font")
+	id, indirect := refOf(entryOf(fonts, name))
+	f := p.objects.fonts[id]
 	if f == nil || !indirect {
-		f = newFontInfo(v)
-		if indirect && p.shared != nil {
-			p.shared[id] = f
+		f = newFontInfo(fonts.Key(name), p.objects.fallback)
+		if indirect {
+			p.objects.fonts[id] = f
 		}
 	}
 	p.fonts[key] = f
 	return f
-}
-
-// objectID is the object number and generation of an indirect PDF object.
-// The library keeps them unexported; reading them lets a font parsed on one
-// page serve every page that uses it. ok is false for direct objects.
-func objectID(v pdf.Value) (id uint64, ok bool) {
-	ptr := reflect.ValueOf(v).FieldByName("ptr")
-	if !ptr.IsValid() || ptr.NumField() < 2 {
-		return 0, false
-	}
-	num, gen := ptr.Field(0).Uint(), ptr.Field(1).Uint()
-	return num<<16 | gen, num != 0
 }
 
 // run interprets a content stream (page or form) with the given resources
@@ -203,12 +195,12 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 			if len(args) != 1 || depth >= maxFormDepth {
 				return
 			}
-			xo := res.Key("XObject").Key(args[0].Name())
+			xo := p.objects.key(p.objects.key(res, "XObject"), args[0].Name())
 			if xo.Key("Subtype").Name() != "Form" {
 				return
 			}
 			m, _ := matrixOf(xo.Key("Matrix"))
-			sub := xo.Key("Resources")
+			sub := p.objects.key(xo, "Resources")
 			if sub.IsNull() {
 				sub = res
 			}
@@ -223,7 +215,7 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 func (p *pageReader) show(g *textState, raw string) {
 	f := g.font
 	if f == nil {
-		f = fallbackFont
+		f = p.objects.fallback
 	}
 	m := g.tm.mul(g.ctm) // text space to page
 	hs := g.tfs * g.th
@@ -312,13 +304,15 @@ type decoded struct {
 	ok bool
 }
 
-// fallbackFont stands in for a missing font resource. It is never cached
-// into, so pages may share it.
-var fallbackFont = &fontInfo{dw: 500, scale: 0.001, enc: latin1{}, cache: map[string]decoded{}}
+// newFallbackFont stands in for a missing font resource.
+func newFallbackFont() *fontInfo {
+	return &fontInfo{dw: 500, scale: 0.001, enc: latin1{}}
+}
 
-func newFontInfo(v pdf.Value) *fontInfo {
+// newFontInfo reads the font v, or returns fallback when there is none.
+func newFontInfo(v pdf.Value, fallback *fontInfo) *fontInfo {
 	if v.IsNull() {
-		return fallbackFont
+		return fallback
 	}
 	f := &fontInfo{scale: 0.001}
 	sub := v.Key("Subtype").Name()
