@@ -25,19 +25,34 @@ func readPDF(r io.ReaderAt, size int64) (pages [][]string, unmapped int, err err
 		}
 		return nil, 0, fmt.Errorf("not a readable PDF: %v", err)
 	}
-	objects := newObjectCache()
-	list := pageList(objects, rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{})
+	w := &pageWorker{objects: newObjectCache()}
+	list := pageList(w.objects, rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{})
 	if len(list) == 0 {
 		return nil, 0, errors.New("the PDF has no pages")
 	}
-	var buf []glyph
 	for _, page := range list {
-		glyphs, u := readPage(page, objects, buf[:0])
+		lines, u := w.read(page)
 		unmapped += u
-		pages = append(pages, layoutPage(glyphs))
-		buf = glyphs // reused: the page's text has been built from it
+		pages = append(pages, lines)
 	}
 	return pages, unmapped, nil
+}
+
+// pageWorker reads pages one after another and keeps what the next page
+// can use: the objects and fonts read, and its buffers.
+type pageWorker struct {
+	objects  *objectCache
+	glyphs   []glyph
+	inflated []byte
+}
+
+// read returns the lines of a page and how many of its glyphs could not be
+// turned into text.
+func (w *pageWorker) read(page pdf.Page) (lines []string, unmapped int) {
+	p := &pageReader{fonts: map[fontKey]*fontInfo{}, objects: w.objects, glyphs: w.glyphs[:0], inflated: w.inflated}
+	readPage(p, page)
+	w.glyphs, w.inflated = p.glyphs, p.inflated // reused: the page's text is built from them below
+	return layoutPage(p.glyphs), p.unmapped
 }
 
 // maxPageTreeDepth bounds the page tree walk of damaged files.
@@ -73,18 +88,14 @@ func pageList(objects *objectCache, node pdf.Value, depth int, seen map[uint64]b
 	return nil
 }
 
-func readPage(page pdf.Page, objects *objectCache, buf []glyph) (glyphs []glyph, unmapped int) {
-	p := &pageReader{fonts: map[fontKey]*fontInfo{}, objects: objects, glyphs: buf}
-	defer func() {
-		if recover() != nil {
-			glyphs, unmapped = p.glyphs, p.unmapped // keep what was read before the damage
-		}
-	}()
+// readPage collects the glyphs of a page; a page damaged part of the way
+// keeps what was read before the damage.
+func readPage(p *pageReader, page pdf.Page) {
+	defer func() { _ = recover() }()
 	if page.V.IsNull() {
-		return nil, 0
+		return
 	}
-	p.run(page.V.Key("Contents"), objects.resources(page.V), identity, 0)
-	return p.glyphs, p.unmapped
+	p.run(page.V.Key("Contents"), p.objects.resources(page.V), identity, 0)
 }
 
 // objectCache keeps the objects read so far, by object number, and the

@@ -2,7 +2,6 @@ package document
 
 import (
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/ledongthuc/pdf"
@@ -72,6 +71,7 @@ type pageReader struct {
 	objects  *objectCache          // across pages
 	unmapped int                   // glyphs of fonts whose codes cannot be turned into text
 	scopes   int
+	inflated []byte // the content stream read last
 }
 
 // fontKey is a font resource's name in the scope of one content stream.
@@ -105,17 +105,16 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 	scope := p.scopes
 	g := textState{ctm: ctm, tm: identity, tlm: identity, th: 1}
 	var stack []textState
-	var buf []pdf.Value
-	pdf.Interpret(content, func(stk *pdf.Stack, op string) {
-		n := stk.Len()
-		buf = slices.Grow(buf[:0], n)[:n]
-		args := buf
-		for i := n - 1; i >= 0; i-- {
-			args[i] = stk.Pop()
+	lex := contentLexer{data: readContent(content, &p.inflated)}
+	for {
+		op, ok := lex.next()
+		if !ok {
+			return
 		}
+		args := lex.args
 		num := func(i int) float64 {
 			if i < len(args) {
-				return args[i].Float64()
+				return args[i].float()
 			}
 			return 0
 		}
@@ -146,7 +145,7 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 			g.trise = num(0)
 		case "Tf":
 			if len(args) == 2 {
-				g.font = p.font(scope, res, args[0].Name())
+				g.font = p.font(scope, res, args[0].name())
 				g.tfs = num(1)
 			}
 		case "Td", "TD":
@@ -165,7 +164,7 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 			g.tm = g.tlm
 		case "Tj":
 			if len(args) == 1 {
-				p.show(&g, args[0].RawString())
+				p.show(&g, args[0].str())
 			}
 		case "'", "\"":
 			if op == "\"" && len(args) == 3 {
@@ -175,29 +174,31 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 			g.tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(g.tlm)
 			g.tm = g.tlm
 			if len(args) == 1 {
-				p.show(&g, args[0].RawString())
+				p.show(&g, args[0].str())
 			}
 		case "TJ":
 			if len(args) != 1 {
-				return
+				continue
 			}
 			a := args[0]
-			for i := 0; i < a.Len(); i++ {
-				x := a.Index(i)
-				if x.Kind() == pdf.String {
-					p.show(&g, x.RawString())
+			if a.kind != operandArray {
+				continue
+			}
+			for _, x := range lex.elements[a.lo:a.hi] {
+				if x.kind == operandString {
+					p.show(&g, x.s)
 				} else {
-					tx := -x.Float64() / 1000 * g.tfs * g.th
+					tx := -x.float() / 1000 * g.tfs * g.th
 					g.tm = matrix{1, 0, 0, 1, tx, 0}.mul(g.tm)
 				}
 			}
 		case "Do":
 			if len(args) != 1 || depth >= maxFormDepth {
-				return
+				continue
 			}
-			xo := p.objects.key(p.objects.key(res, "XObject"), args[0].Name())
+			xo := p.objects.key(p.objects.key(res, "XObject"), args[0].name())
 			if xo.Key("Subtype").Name() != "Form" {
-				return
+				continue
 			}
 			m, _ := matrixOf(xo.Key("Matrix"))
 			sub := p.objects.key(xo, "Resources")
@@ -206,7 +207,7 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 			}
 			p.run(xo, sub, m.mul(g.ctm), depth+1)
 		}
-	})
+	}
 }
 
 // show draws a string with the current font, one glyph per character code.
