@@ -1,0 +1,66 @@
+package document
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// lexed renders the operators of a content stream with their operands.
+func lexed(data string) string {
+	l := contentLexer{data: data}
+	var out []string
+	for {
+		op, ok := l.next()
+		if !ok {
+			return strings.Join(out, " ")
+		}
+		var args []string
+		for _, a := range l.args {
+			args = append(args, describeOperand(a, l.elements))
+		}
+		out = append(out, fmt.Sprintf("%s%v", op, args))
+	}
+}
+
+func describeOperand(a operand, elements []operand) string {
+	switch a.kind {
+	case operandNumber:
+		return fmt.Sprint(a.num)
+	case operandName:
+		return "/" + a.s
+	case operandString:
+		return fmt.Sprintf("%q", a.s)
+	case operandArray:
+		var parts []string
+		for _, e := range elements[a.lo:a.hi] {
+			parts = append(parts, describeOperand(e, nil))
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	return "_"
+}
+
+func TestContentLexer(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{"BT /F1 12 Tf 72 700 Td (Hello) Tj ET", `BT[] Tf[/F1 12] Td[72 700] Tj["Hello"] ET[]`},
+		{"1 0 0 1 -0 +.5 cm 3. -2.25 Td", `cm[1 0 0 1 0 0.5] Td[3 -2.25]`},
+		{`(a\(b\)c \\ \n\101\0617 x\
+y \q) Tj`, `Tj["a(b)c \\ \nA17 xy q"]`},
+		{"(nested (parens) kept) Tj", `Tj["nested (parens) kept"]`},
+		{"<48 65 6C6C 6F> Tj <414> Tj", `Tj["Hello"] Tj["A@"]`},
+		{"[(A) -120 (B) true [1 2] <43>] TJ", `TJ[["A",-120,"B",_,_,"C"]]`},
+		{"/Span <</MCID 3 /Alt (a >> b) /D <</X [1]>>>> BDC EMC", `BDC[/Span _] EMC[]`},
+		{"/F#201 9 Tf % comment (not a string\n1.2.3 (x) Tj", `Tf[/F 1 9] 1.2.3[] Tj["x"]`},
+		{"BI /W 2 /H 1 ID \x00)EI>\xff EI Q", `BI[] ID[/W 2 /H 1] Q[]`},
+		{") ] > 5 w", `w[5]`},
+		{"(unterminated", ``},
+		{"null true 2 d0 {} ", `d0[_ _ 2] {[] }[]`},
+	}
+	for _, c := range cases {
+		if got := lexed(c.in); got != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}
