@@ -14,9 +14,9 @@ LDFLAGS   := -X main.version=$(VERSION)
 FUZZTIME  ?= 50000x
 SAMPLE    := testdata/sample/retention-policy.pdf
 STATICCHECK_VERSION := v0.8.2
-# The packages with concurrency: the agent loop and context management, the
-# model client, the workspace and its tools.
-RACE_PKGS := ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/...
+# The packages with concurrency: PDF pages read at once, the agent loop and
+# context management, the model client, the workspace and its tools.
+RACE_PKGS := ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/...
 
 .PHONY: all build demo test race lint fuzz bench stress pdftotext postgresql sample-pdf bad-docs clean
 

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"unicode"
@@ -59,6 +60,16 @@ type Page struct {
 // Options of Extract.
 type Options struct {
 	MaxBytes int64 // default DefaultMaxBytes
+	// Workers is how many pages of a PDF are read at once; 0 means one per
+	// CPU (GOMAXPROCS). The text does not depend on it.
+	Workers int
+}
+
+func (o Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // Extract reads the document at path. The format comes from the content,
@@ -100,7 +111,7 @@ func Extract(path string, opts Options) (*Document, error) {
 	var doc *Document
 	switch format {
 	case FormatPDF:
-		doc, err = extractPDF(f, fi.Size())
+		doc, err = extractPDF(f, fi.Size(), opts.workers())
 	default:
 		data, rerr := io.ReadAll(io.NewSectionReader(f, 0, fi.Size()))
 		if rerr != nil {
@@ -252,8 +263,8 @@ func finish(pages [][]string) []Page {
 	return out
 }
 
-func extractPDF(r io.ReaderAt, size int64) (*Document, error) {
-	pages, unmapped, err := readPDF(r, size)
+func extractPDF(r io.ReaderAt, size int64, workers int) (*Document, error) {
+	pages, unmapped, err := readPDF(r, size, workers)
 	if err != nil {
 		return nil, err
 	}

@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ledongthuc/pdf"
 )
 
-// readPDF extracts the lines of every page. The PDF library panics on some
-// malformed files; a panic becomes an error, and a page that fails alone is
-// kept with what could be read of it.
-func readPDF(r io.ReaderAt, size int64) (pages [][]string, unmapped int, err error) {
+// readPDF extracts the lines of every page, with up to workers pages read
+// at once. The PDF library panics on some malformed files; a panic becomes
+// an error, and a page whose content fails part of the way is kept with
+// what could be read of it.
+func readPDF(r io.ReaderAt, size int64, workers int) (pages [][]string, unmapped int, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			pages, err = nil, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
@@ -25,15 +28,47 @@ func readPDF(r io.ReaderAt, size int64) (pages [][]string, unmapped int, err err
 		}
 		return nil, 0, fmt.Errorf("not a readable PDF: %v", err)
 	}
-	w := &pageWorker{objects: newObjectCache()}
-	list := pageList(w.objects, rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{})
+	first := &pageWorker{objects: newObjectCache()}
+	list := pageList(first.objects, rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{})
 	if len(list) == 0 {
 		return nil, 0, errors.New("the PDF has no pages")
 	}
-	for _, page := range list {
-		lines, u := w.read(page)
-		unmapped += u
-		pages = append(pages, lines)
+	pages = make([][]string, len(list))
+	counts := make([]int, len(list))
+	failures := make([]any, len(list))
+	read := func(w *pageWorker, i int) {
+		defer func() { failures[i] = recover() }()
+		pages[i], counts[i] = w.read(list[i])
+	}
+	// The library's reader only reads once it is open, and os.File's ReadAt
+	// may be called at once from several goroutines; each worker keeps its
+	// own objects and fonts. A page's text depends on nothing read for
+	// other pages, so the order in which workers take pages does not matter.
+	if workers = min(workers, len(list)); workers <= 1 {
+		for i := range list {
+			read(first, i)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for k := range workers {
+			w := first
+			if k > 0 {
+				w = &pageWorker{objects: newObjectCache()}
+			}
+			wg.Go(func() {
+				for i := int(next.Add(1) - 1); i < len(list); i = int(next.Add(1) - 1) {
+					read(w, i)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	for i, v := range failures {
+		if v != nil {
+			return nil, 0, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
+		}
+		unmapped += counts[i]
 	}
 	return pages, unmapped, nil
 }
