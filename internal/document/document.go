@@ -13,6 +13,8 @@ package document
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +51,8 @@ type Document struct {
 	// Notes are things a reader of the text should know, e.g. glyphs that
 	// could not be turned into text.
 	Notes []string
+	// SHA256 is the hash of the bytes the text was extracted from, in hex.
+	SHA256 string
 }
 
 // Page is one page: lines of text, blank strings between paragraphs.
@@ -76,6 +80,21 @@ func (o Options) workers() int {
 // checked against the file name: a file named .pdf that is not a PDF is an
 // error, not a guess.
 func Extract(path string, opts Options) (*Document, error) {
+	data, err := readDocument(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	return extractData(filepath.Base(path), data, hashOf(data), opts)
+}
+
+// hashOf is the SHA-256 of data, in hex.
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// readDocument reads the bytes of the document at path.
+func readDocument(path string, opts Options) ([]byte, error) {
 	max := opts.MaxBytes
 	if max <= 0 {
 		max = DefaultMaxBytes
@@ -101,30 +120,31 @@ func Extract(path string, opts Options) (*Document, error) {
 	case fi.Size() > max:
 		return nil, fmt.Errorf("%s is %s; documents over %s are not read", name, humanize.Bytes(fi.Size()), humanize.Bytes(max))
 	}
-	head := make([]byte, 1024)
-	n, _ := io.ReadFull(f, head)
-	head = head[:n]
-	format, err := detect(name, head)
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	return data[:n], nil
+}
+
+// extractData extracts a document from its bytes; name is its file name,
+// sum the bytes' hashOf.
+func extractData(name string, data []byte, sum string, opts Options) (*Document, error) {
+	format, err := detect(name, data[:min(len(data), 1024)])
 	if err != nil {
 		return nil, err
 	}
 	var doc *Document
 	switch format {
 	case FormatPDF:
-		doc, err = extractPDF(f, fi.Size(), opts.workers())
+		doc, err = extractPDF(bytes.NewReader(data), int64(len(data)), opts.workers())
+	case FormatDOCX:
+		doc, err = extractDOCX(data)
+	case FormatHTML:
+		doc, err = extractHTML(data)
 	default:
-		data, rerr := io.ReadAll(io.NewSectionReader(f, 0, fi.Size()))
-		if rerr != nil {
-			return nil, rerr
-		}
-		switch format {
-		case FormatDOCX:
-			doc, err = extractDOCX(data)
-		case FormatHTML:
-			doc, err = extractHTML(data)
-		default:
-			doc, err = extractText(data)
-		}
+		doc, err = extractText(data)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -133,6 +153,7 @@ func Extract(path string, opts Options) (*Document, error) {
 	if strings.TrimSpace(doc.Body()) == "" {
 		return nil, fmt.Errorf("%s: no text could be extracted%s", name, emptyHint(doc))
 	}
+	doc.SHA256 = sum
 	return doc, nil
 }
 
