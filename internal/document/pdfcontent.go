@@ -436,7 +436,7 @@ func parseNumber(s string) (float64, bool) {
 	if digits == "" {
 		return 0, false
 	}
-	dots := 0
+	dots, places := 0, 0
 	var n int64
 	for i := 0; i < len(digits); i++ {
 		switch c := digits[i]; {
@@ -446,20 +446,36 @@ func parseNumber(s string) (float64, bool) {
 			if n < 1<<58 {
 				n = n*10 + int64(c-'0')
 			}
+			if dots > 0 {
+				places++
+			}
 		default:
 			return 0, false
 		}
 	}
+	negative := s[0] == '-'
 	switch {
 	case dots == 0 && n < 1<<58:
 		// An integer: converted as an int64, so -0 is 0.
-		if s[0] == '-' {
+		if negative {
 			n = -n
 		}
 		return float64(n), true
-	case dots <= 1:
+	case dots == 1 && len(digits) <= 16 && places < len(exactPowersOf10):
+		// At most 15 digits and an exact power of ten: the quotient is
+		// the correctly rounded value, as strconv.ParseFloat gives.
+		f := float64(n) / exactPowersOf10[places]
+		if negative {
+			f = -f
+		}
+		return f, len(digits) > 1
+	case dots == 1:
 		f, err := strconv.ParseFloat(s, 64)
 		return f, err == nil
 	}
 	return 0, false
 }
+
+// exactPowersOf10 are the powers of ten a float64 holds exactly.
+var exactPowersOf10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}

@@ -2,6 +2,8 @@ package document
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -62,5 +64,26 @@ y \q) Tj`, `Tj["a(b)c \\ \nA17 xy q"]`},
 		if got := lexed(c.in); got != c.want {
 			t.Errorf("%q:\n got %s\nwant %s", c.in, got, c.want)
 		}
+	}
+}
+
+// parseNumber gives strconv.ParseFloat's value for every real it takes.
+func TestParseNumber(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"0.1", "-0.0", "+.5", "-.25", "3.", "123456789012345.6", "1234567890123456.7", "0.30000000000000004",
+		"9007199254740993.0", "1.0000000000000000000001", ".0000000000000000000001", "-12.345", "007.50", "999999999999999.", "0.000000000000001"} {
+		want, err := strconv.ParseFloat(s, 64)
+		got, ok := parseNumber(s)
+		if ok != (err == nil) || ok && (got != want || math.Signbit(got) != math.Signbit(want)) {
+			t.Errorf("parseNumber(%q) = %v, %v; ParseFloat: %v, %v", s, got, ok, want, err)
+		}
+	}
+	for _, s := range []string{".", "-.", "+", "1.2.3", "1e5", "5.960464477539063e-8", "--1", ""} {
+		if f, ok := parseNumber(s); ok {
+			t.Errorf("parseNumber(%q) = %v, want no number", s, f)
+		}
+	}
+	if f, _ := parseNumber("-0"); math.Signbit(f) {
+		t.Error("the integer -0 is negative zero")
 	}
 }

@@ -228,7 +228,7 @@ func (p *pageReader) show(g *textState, raw string) {
 		code := raw[:n]
 		raw = raw[n:]
 		w0 := f.width(code)
-		text, ok := f.text(code)
+		d := f.text(code)
 		isSpace := n == 1 && code[0] == ' '
 		x0, y0 := m.apply(0, g.trise)
 		x1, y1 := m.apply(w0*f.scale*hs, g.trise)
@@ -238,18 +238,19 @@ func (p *pageReader) show(g *textState, raw string) {
 			dx, dy = m[0], m[1]
 		}
 		switch {
-		case !ok:
+		case !d.ok:
 			p.unmapped++
-		case text != "":
+		case d.s != "":
 			rot := quarterTurns(dx, dy)
 			x, y := x0, y0
 			if rot != 0 {
 				x, y = rotate(x0, y0, rot)
 			}
-			if strings.TrimSpace(text) == "" {
+			text := d.s
+			if d.blank {
 				text, isSpace = " ", true
 			}
-			p.glyphs = append(p.glyphs, glyph{x: x, y: y, w: math.Hypot(dx, dy), size: math.Hypot(ux-x0, uy-y0),
+			p.glyphs = append(p.glyphs, glyph{x: x, y: y, w: hypot(dx, dy), size: hypot(ux-x0, uy-y0),
 				s: text, space: isSpace, rot: int8(rot), seq: int32(len(p.glyphs))})
 		}
 		tx := w0*f.scale*g.tfs + g.tc
@@ -262,6 +263,18 @@ func (p *pageReader) show(g *textState, raw string) {
 		g.tm[4] += tx * g.tm[0]
 		g.tm[5] += tx * g.tm[1]
 	}
+}
+
+// hypot is math.Hypot, which is exactly |a| or |b| when the other is 0, as
+// it is for upright text: then without its work.
+func hypot(a, b float64) float64 {
+	switch {
+	case b == 0:
+		return math.Abs(a)
+	case a == 0:
+		return math.Abs(b)
+	}
+	return math.Hypot(a, b)
 }
 
 // quarterTurns classifies a text direction as 0, 90, 180 or 270 degrees.
@@ -297,12 +310,17 @@ type fontInfo struct {
 	dw      float64 // default width
 	scale   float64 // glyph space to text space
 	noText  bool    // no way to turn codes into text
-	cache   map[string]decoded
+	// The text of the codes met so far: one-byte codes by their byte,
+	// longer ones by the code.
+	byteText [256]decoded
+	cache    map[string]decoded
 }
 
 type decoded struct {
-	s  string
-	ok bool
+	s     string
+	ok    bool // false: the text cannot be known
+	blank bool // white space only
+	known bool // decoded already
 }
 
 // newFallbackFont stands in for a missing font resource.
@@ -406,17 +424,29 @@ func (f *fontInfo) width(code string) float64 {
 	return f.dw
 }
 
-// text returns the text of a code; ok is false when it cannot be known.
-func (f *fontInfo) text(code string) (string, bool) {
-	if d, hit := f.cache[code]; hit {
-		return d.s, d.ok
+// text returns the text of a code.
+func (f *fontInfo) text(code string) decoded {
+	if len(code) == 1 {
+		d := &f.byteText[code[0]]
+		if !d.known {
+			*d = f.decoded(code)
+		}
+		return *d
 	}
-	s, ok := f.decode(code)
+	if d, hit := f.cache[code]; hit {
+		return d
+	}
+	d := f.decoded(code)
 	if f.cache == nil {
 		f.cache = map[string]decoded{}
 	}
-	f.cache[code] = decoded{s, ok}
-	return s, ok
+	f.cache[strings.Clone(code)] = d // not a part of the page's content, which would be kept with it
+	return d
+}
+
+func (f *fontInfo) decoded(code string) decoded {
+	s, ok := f.decode(code)
+	return decoded{s: s, ok: ok, blank: strings.TrimSpace(s) == "", known: true}
 }
 
 func (f *fontInfo) decode(code string) (string, bool) {

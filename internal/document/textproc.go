@@ -288,6 +288,7 @@ func dehyphenate(pages [][]string) int {
 		}
 	}
 	joined := 0
+	emptied := map[int]map[int]bool{} // by page, continuation lines that held only a word's end
 	for k := 0; k+1 < len(all); k++ {
 		a := all[k]
 		cur := pages[a.p][a.i]
@@ -330,14 +331,23 @@ func dehyphenate(pages [][]string) int {
 		pages[a.p][a.i] = strings.TrimSuffix(cur, head) + word
 		pages[b.p][b.i] = strings.TrimLeft(rest, " ")
 		if pages[b.p][b.i] == "" && b.p == a.p {
-			// the continuation line held only the word's end
-			pages[b.p] = append(pages[b.p][:b.i], pages[b.p][b.i+1:]...)
-			all = append(all[:n], all[n+1:]...)
-			for m := n; m < len(all) && all[m].p == b.p; m++ {
-				all[m].i--
+			// Removed below. No line has it as its continuation: only
+			// line a, done with, came before it.
+			if emptied[b.p] == nil {
+				emptied[b.p] = map[int]bool{}
 			}
+			emptied[b.p][b.i] = true
 		}
 		joined++
+	}
+	for p, lines := range emptied {
+		kept := pages[p][:0]
+		for i, l := range pages[p] {
+			if !lines[i] {
+				kept = append(kept, l)
+			}
+		}
+		pages[p] = kept
 	}
 	return joined
 }
