@@ -29,7 +29,7 @@ func readPDF(r io.ReaderAt, size int64, workers int) (pages [][]string, unmapped
 		return nil, 0, fmt.Errorf("not a readable PDF: %v", err)
 	}
 	first := &pageWorker{objects: newObjectCache()}
-	list := pageList(first.objects, rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{})
+	list := pageList(first.objects, rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{}, workers)
 	if len(list) == 0 {
 		return nil, 0, errors.New("the PDF has no pages")
 	}
@@ -96,7 +96,7 @@ const maxPageTreeDepth = 64
 // pageList walks the page tree once, in order. (The library's Page(n) walks
 // it from the root for every page, which is quadratic.) A node met again —
 // a cycle in a damaged file — is skipped, so no page is read twice.
-func pageList(objects *objectCache, node pdf.Value, depth int, seen map[uint64]bool) []pdf.Page {
+func pageList(objects *objectCache, node pdf.Value, depth int, seen map[uint64]bool, workers int) []pdf.Page {
 	if depth > maxPageTreeDepth {
 		return nil
 	}
@@ -115,12 +115,59 @@ func pageList(objects *objectCache, node pdf.Value, depth int, seen map[uint64]b
 			return []pdf.Page{{V: node}} // a page without /Type, as some writers make
 		}
 		var out []pdf.Page
-		for i := 0; i < kids.Len(); i++ {
-			out = append(out, pageList(objects, objects.index(kids, i), depth+1, seen)...)
+		values, failures := readKids(objects, kids, workers)
+		for i, kid := range values {
+			if failures[i] != nil {
+				panic(failures[i]) // where reading the kids one by one would have failed
+			}
+			out = append(out, pageList(objects, kid, depth+1, seen, workers)...)
 		}
 		return out
 	}
 	return nil
+}
+
+// readKids reads the nodes of a kids array, up to workers at once: reading
+// one may mean inflating an object stream, and each page is a node. A
+// panic of the library stays with its node, to be raised in order.
+func readKids(objects *objectCache, kids pdf.Value, workers int) (values []pdf.Value, failures []any) {
+	n := kids.Len()
+	values, failures = make([]pdf.Value, n), make([]any, n)
+	var missing []int // not in the cache
+	for i := range n {
+		id, ok := refOf(elementOf(kids, i))
+		if v, hit := objects.objects[id]; ok && hit {
+			values[i] = v
+			continue
+		}
+		missing = append(missing, i)
+	}
+	if workers = min(workers, len(missing)); workers <= 1 {
+		for _, i := range missing {
+			values[i] = objects.index(kids, i)
+		}
+		return values, failures
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < len(missing); k = int(next.Add(1) - 1) {
+				func() {
+					i := missing[k]
+					defer func() { failures[i] = recover() }()
+					values[i] = kids.Index(i)
+				}()
+			}
+		})
+	}
+	wg.Wait()
+	for _, i := range missing {
+		if id, ok := refOf(elementOf(kids, i)); ok && failures[i] == nil {
+			objects.objects[id] = values[i]
+		}
+	}
+	return values, failures
 }
 
 // readPage collects the glyphs of a page; a page damaged part of the way
