@@ -1,6 +1,10 @@
 package document
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,12 +36,11 @@ func (c *Cache) Extract(path string) (*Document, error) {
 	if c == nil {
 		return Extract(path, Options{})
 	}
-	data, err := readDocument(path, c.opts)
-	if err != nil {
-		return nil, err
+	before, ok := c.hash(path)
+	if !ok {
+		return Extract(path, c.opts) // and its error
 	}
-	sum := hashOf(data)
-	key := sum + strings.ToLower(filepath.Ext(path))
+	key := before + strings.ToLower(filepath.Ext(path))
 	c.mu.Lock()
 	doc := c.docs[key]
 	if doc != nil {
@@ -47,15 +50,39 @@ func (c *Cache) Extract(path string) (*Document, error) {
 	if doc != nil {
 		return doc, nil
 	}
-	doc, err = extractData(filepath.Base(path), data, sum, c.opts)
+	doc, err := Extract(path, c.opts)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
-	c.docs[key] = doc
 	c.extracted++
+	// Kept only if the file did not change while it was read: the text
+	// must be that of the bytes it is found by.
+	if after, ok := c.hash(path); ok && after == before {
+		c.docs[key] = doc
+	}
 	c.mu.Unlock()
 	return doc, nil
+}
+
+// hash is the SHA-256 of the file at path, in hex; ok is false for what
+// Extract refuses before reading: no file, a folder, an empty file, one
+// over the size limit.
+func (c *Cache) hash(path string) (sum string, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Size() > c.opts.maxBytes() {
+		return "", false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", false
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
 }
 
 // Counts are how many documents the cache has extracted, and how many

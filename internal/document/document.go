@@ -13,8 +13,6 @@ package document
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -51,8 +49,6 @@ type Document struct {
 	// Notes are things a reader of the text should know, e.g. glyphs that
 	// could not be turned into text.
 	Notes []string
-	// SHA256 is the hash of the bytes the text was extracted from, in hex.
-	SHA256 string
 }
 
 // Page is one page: lines of text, blank strings between paragraphs.
@@ -69,6 +65,13 @@ type Options struct {
 	Workers int
 }
 
+func (o Options) maxBytes() int64 {
+	if o.MaxBytes > 0 {
+		return o.MaxBytes
+	}
+	return DefaultMaxBytes
+}
+
 func (o Options) workers() int {
 	if o.Workers > 0 {
 		return o.Workers
@@ -80,25 +83,7 @@ func (o Options) workers() int {
 // checked against the file name: a file named .pdf that is not a PDF is an
 // error, not a guess.
 func Extract(path string, opts Options) (*Document, error) {
-	data, err := readDocument(path, opts)
-	if err != nil {
-		return nil, err
-	}
-	return extractData(filepath.Base(path), data, hashOf(data), opts)
-}
-
-// hashOf is the SHA-256 of data, in hex.
-func hashOf(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
-}
-
-// readDocument reads the bytes of the document at path.
-func readDocument(path string, opts Options) ([]byte, error) {
-	max := opts.MaxBytes
-	if max <= 0 {
-		max = DefaultMaxBytes
-	}
+	max := opts.maxBytes()
 	name := filepath.Base(path)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -120,31 +105,30 @@ func readDocument(path string, opts Options) ([]byte, error) {
 	case fi.Size() > max:
 		return nil, fmt.Errorf("%s is %s; documents over %s are not read", name, humanize.Bytes(fi.Size()), humanize.Bytes(max))
 	}
-	data := make([]byte, fi.Size())
-	n, err := io.ReadFull(f, data)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, err
-	}
-	return data[:n], nil
-}
-
-// extractData extracts a document from its bytes; name is its file name,
-// sum the bytes' hashOf.
-func extractData(name string, data []byte, sum string, opts Options) (*Document, error) {
-	format, err := detect(name, data[:min(len(data), 1024)])
+	head := make([]byte, 1024)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	format, err := detect(name, head)
 	if err != nil {
 		return nil, err
 	}
 	var doc *Document
 	switch format {
 	case FormatPDF:
-		doc, err = extractPDF(bytes.NewReader(data), int64(len(data)), opts.workers())
-	case FormatDOCX:
-		doc, err = extractDOCX(data)
-	case FormatHTML:
-		doc, err = extractHTML(data)
+		doc, err = extractPDF(f, fi.Size(), opts.workers())
 	default:
-		doc, err = extractText(data)
+		data, rerr := io.ReadAll(io.NewSectionReader(f, 0, fi.Size()))
+		if rerr != nil {
+			return nil, rerr
+		}
+		switch format {
+		case FormatDOCX:
+			doc, err = extractDOCX(data)
+		case FormatHTML:
+			doc, err = extractHTML(data)
+		default:
+			doc, err = extractText(data)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -153,7 +137,6 @@ func extractData(name string, data []byte, sum string, opts Options) (*Document,
 	if strings.TrimSpace(doc.Body()) == "" {
 		return nil, fmt.Errorf("%s: no text could be extracted%s", name, emptyHint(doc))
 	}
-	doc.SHA256 = sum
 	return doc, nil
 }
 
