@@ -1,11 +1,16 @@
 package document
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ledongthuc/pdf"
 )
 
 // lexed renders the operators of a content stream with their operands.
@@ -85,5 +90,36 @@ func TestParseNumber(t *testing.T) {
 	}
 	if f, _ := parseNumber("-0"); math.Signbit(f) {
 		t.Error("the integer -0 is negative zero")
+	}
+}
+
+// The object cache depends on reading the library's unexported object
+// references: without them it would still work, but read every object at
+// every access again.
+func TestObjectReferencesAreRead(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sample", "retention-policy.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := rd.Trailer().Key("Root")
+	if _, ok := refOf(entryOf(rd.Trailer(), "Root")); !ok {
+		t.Fatal("the trailer's /Root is not seen as a reference")
+	}
+	kids := root.Key("Pages").Key("Kids")
+	if _, ok := refOf(elementOf(kids, 0)); !ok {
+		t.Fatal("the first of /Kids is not seen as a reference")
+	}
+	c := newObjectCache()
+	first := c.index(kids, 0)
+	if len(c.objects) != 1 || first.Key("Type").Name() != "Page" {
+		t.Fatalf("%d objects cached; the first kid is a %q", len(c.objects), first.Key("Type").Name())
+	}
+	if id, ok := objectID(first); !ok || id == 0 {
+		t.Error("a page has no object number")
 	}
 }
