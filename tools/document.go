@@ -25,11 +25,13 @@ const (
 
 // DocumentFiles is what the document tools work on: the job's sandboxed
 // files, the program's own files they write (the extracted text, the chunk
-// manifest), and the job's source documents.
+// manifest), the job's source documents, and the documents the run has
+// extracted already (nil: none).
 type DocumentFiles struct {
-	Files  *workspace.Files
-	Own    *workspace.Internal
-	Inputs []workspace.Input
+	Files     *workspace.Files
+	Own       *workspace.Internal
+	Inputs    []workspace.Input
+	Extracted *document.Cache
 }
 
 // DocumentFilesOf is a job's DocumentFiles.
@@ -40,7 +42,7 @@ func DocumentFilesOf(job *workspace.Job) (DocumentFiles, error) {
 
 // DocumentTools returns extract_document_text and chunk_document.
 func DocumentTools(in DocumentFiles, counter document.Counter) []Tool {
-	d := &docTools{files: in.Files, own: in.Own, inputs: in.Inputs, count: counter}
+	d := &docTools{files: in.Files, own: in.Own, inputs: in.Inputs, extracted: in.Extracted, count: counter}
 	return []Tool{
 		FuncResult("extract_document_text", "Extract the text of a source document (PDF, text, Markdown, HTML, DOCX) and write it next to it: input/doc.pdf → input/doc.txt. Pages start with lines '--- page N ---'; running headers, footers and page numbers are removed. Returns pages, characters, tokens and the output path.", d.extract),
 		FuncResult("chunk_document", "Split extracted text (or a source document, which is extracted first) into chunks along its sections: chunks/chunk_NNN.md and chunks/manifest.json (id, heading path, pages, lines, tokens). No chunk exceeds max_tokens (default 1500); sentences are never cut. Returns the chunk list.", d.chunk),
@@ -48,10 +50,11 @@ func DocumentTools(in DocumentFiles, counter document.Counter) []Tool {
 }
 
 type docTools struct {
-	files  *workspace.Files
-	own    *workspace.Internal
-	inputs []workspace.Input
-	count  document.Counter
+	files     *workspace.Files
+	own       *workspace.Internal
+	inputs    []workspace.Input
+	extracted *document.Cache
+	count     document.Counter
 }
 
 type extractArgs struct {
@@ -83,7 +86,7 @@ func (d *docTools) extractTo(p string) (extracted, error) {
 	if _, err := os.Stat(filepath.Join(d.files.Dir, filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
 		return extracted{}, fmt.Errorf("path '%s' does not exist", p)
 	}
-	doc, err := document.Extract(filepath.Join(d.files.Dir, filepath.FromSlash(rel)), document.Options{})
+	doc, err := d.extracted.Extract(filepath.Join(d.files.Dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return extracted{}, err
 	}

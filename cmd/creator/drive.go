@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"creator/internal/cost"
+	"creator/internal/document"
 	"creator/internal/humanize"
 	"creator/internal/jobrun"
 	"creator/internal/llm"
@@ -44,7 +45,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := jobrun.CheckDocuments(o.documents); err != nil {
+	extracted, err := jobrun.CheckDocuments(o.documents)
+	if err != nil {
 		return err
 	}
 	root, err := o.root()
@@ -65,7 +67,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err := job.Lock(); err != nil {
 		return err
 	}
-	return o.drive(ctx, job, m, nil)
+	return o.drive(ctx, job, m, nil, extracted)
 }
 
 func runResume(ctx context.Context, o *runOptions) error {
@@ -95,7 +97,7 @@ func runResume(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return fmt.Errorf("job '%s': %w", job.ID, err)
 	}
-	return o.drive(ctx, job, m, recs)
+	return o.drive(ctx, job, m, recs, nil)
 }
 
 // inherit takes the job's recorded settings for flags not given now.
@@ -162,8 +164,9 @@ func (o *runOptions) checkContextFlags() error {
 
 // drive runs the agent on a locked job and turns the outcome into output
 // and an exit code. recs is the transcript to resume from; nil starts the
-// job.
-func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoice, recs []transcript.Record) error {
+// job. extracted are the documents checked before the job was made; nil
+// when resuming.
+func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoice, recs []transcript.Record, extracted *document.Cache) error {
 	if m.auto && !o.quiet {
 		fmt.Fprintln(o.streams.ErrOut, "creator: no model configured; using the built-in offline model (rules, no LLM). For an LLM give --model and --base-url, or set CREATOR_MODEL and CREATOR_BASE_URL.")
 	}
@@ -173,7 +176,7 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 	out, err := jobrun.Run(ctx, jobrun.Config{
 		Job: job, Model: m.client(o.requestTimeout, o.retryBaseDelay), ModelName: m.name,
 		Price: price, Priced: priced, Settings: o.settings(m.baseURL), Transcript: recs,
-		Embedder: o.embedder(m), Reporter: display, Now: o.now,
+		Embedder: o.embedder(m), Extracted: extracted, Reporter: display, Now: o.now,
 	})
 	if err != nil {
 		return err

@@ -98,7 +98,7 @@ func TestPDFWordF1(t *testing.T) {
 			}
 			defer f.Close()
 			fi, _ := f.Stat()
-			pages, _, err := readPDF(f, fi.Size())
+			pages, _, err := readPDF(f, fi.Size(), Options{}.workers())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -236,5 +236,34 @@ func TestChunkCorpus(t *testing.T) {
 			}
 			t.Logf("%s: %d chunks at %d tokens", c.doc, len(chunks), limit)
 		}
+	}
+}
+
+// TestPDFWorkersGiveTheSameText extracts every corpus PDF, and the
+// project's own, page after page and with pages read at once by more
+// workers than there are cores: the text must be the same, byte for byte.
+func TestPDFWorkersGiveTheSameText(t *testing.T) {
+	t.Parallel()
+	paths := []string{filepath.Join("..", "..", "testdata", "sample", "retention-policy.pdf")}
+	for _, name := range corpusPDFs {
+		paths = append(paths, corpusFile(t, name+".pdf"))
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			t.Parallel()
+			serial, err := Extract(path, Options{Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, workers := range []int{2, 5} {
+				parallel, err := Extract(path, Options{Workers: workers})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if parallel.Text() != serial.Text() || strings.Join(parallel.Notes, "\n") != strings.Join(serial.Notes, "\n") {
+					t.Errorf("%d workers: the text differs from one worker's", workers)
+				}
+			}
+		})
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"unicode"
@@ -59,16 +60,30 @@ type Page struct {
 // Options of Extract.
 type Options struct {
 	MaxBytes int64 // default DefaultMaxBytes
+	// Workers is how many pages of a PDF are read at once; 0 means one per
+	// CPU (GOMAXPROCS). The text does not depend on it.
+	Workers int
+}
+
+func (o Options) maxBytes() int64 {
+	if o.MaxBytes > 0 {
+		return o.MaxBytes
+	}
+	return DefaultMaxBytes
+}
+
+func (o Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // Extract reads the document at path. The format comes from the content,
 // checked against the file name: a file named .pdf that is not a PDF is an
 // error, not a guess.
 func Extract(path string, opts Options) (*Document, error) {
-	max := opts.MaxBytes
-	if max <= 0 {
-		max = DefaultMaxBytes
-	}
+	max := opts.maxBytes()
 	name := filepath.Base(path)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -100,7 +115,7 @@ func Extract(path string, opts Options) (*Document, error) {
 	var doc *Document
 	switch format {
 	case FormatPDF:
-		doc, err = extractPDF(f, fi.Size())
+		doc, err = extractPDF(f, fi.Size(), opts.workers())
 	default:
 		data, rerr := io.ReadAll(io.NewSectionReader(f, 0, fi.Size()))
 		if rerr != nil {
@@ -252,8 +267,8 @@ func finish(pages [][]string) []Page {
 	return out
 }
 
-func extractPDF(r io.ReaderAt, size int64) (*Document, error) {
-	pages, unmapped, err := readPDF(r, size)
+func extractPDF(r io.ReaderAt, size int64, workers int) (*Document, error) {
+	pages, unmapped, err := readPDF(r, size, workers)
 	if err != nil {
 		return nil, err
 	}

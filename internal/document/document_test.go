@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -349,5 +350,28 @@ func TestHostileCorpus(t *testing.T) {
 				t.Errorf("%d pages: %q", len(doc.Pages), doc.Body())
 			}
 		})
+	}
+}
+
+// runningKey and isPageNumber give what their plain definitions give, on
+// every line of the corpus's reference texts and on lines made to be hard.
+func TestRunningKeyAndPageNumbers(t *testing.T) {
+	t.Parallel()
+	digits := regexp.MustCompile(`\d+`)
+	lines := []string{"", " ", "12", "- 3 -", "Seite 4 von 9", "Page 7 of 120", "xii", "A-12", "p. 3", "S. 14 | 20",
+		"ſeite 4", "\u212a", "Kapitel 4 — Überblick  12", "  NIST SP 800-53  Rev. 3 ", "Ärger\tim  Büro 2019", "\xff\xfe 12",
+		"İstanbul 5", "a\u00a0b", "x\vy", "– ii –", "page 12 of", "abcdefghijklmnop 1", "i v x 3"}
+	for _, name := range []string{"GoBD", "NIST.SP.800-63b", "NIST.SP.800-53r3", "shared-mime-info-spec"} {
+		if data, err := os.ReadFile(filepath.Join(corpus, name+".ref.txt")); err == nil {
+			lines = append(lines, strings.Split(string(data), "\n")...)
+		}
+	}
+	for _, l := range lines {
+		if got, want := runningKey(l), strings.Join(strings.Fields(strings.ToLower(digits.ReplaceAllString(l, "#"))), " "); got != want {
+			t.Errorf("runningKey(%q) = %q, want %q", l, got, want)
+		}
+		if got, want := isPageNumber(l), pageNumberRE.MatchString(l); got != want {
+			t.Errorf("isPageNumber(%q) = %v, want %v", l, got, want)
+		}
 	}
 }

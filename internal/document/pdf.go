@@ -4,14 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ledongthuc/pdf"
 )
 
-// readPDF extracts the lines of every page. The PDF library panics on some
-// malformed files; a panic becomes an error, and a page that fails alone is
-// kept with what could be read of it.
-func readPDF(r io.ReaderAt, size int64) (pages [][]string, unmapped int, err error) {
+// readPDF extracts the lines of every page, with up to workers pages read
+// at once. The PDF library panics on some malformed files; a panic becomes
+// an error, and a page whose content fails part of the way is kept with
+// what could be read of it.
+func readPDF(r io.ReaderAt, size int64, workers int) (pages [][]string, unmapped int, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			pages, err = nil, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
@@ -24,19 +28,66 @@ func readPDF(r io.ReaderAt, size int64) (pages [][]string, unmapped int, err err
 		}
 		return nil, 0, fmt.Errorf("not a readable PDF: %v", err)
 	}
-	list := pageList(rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{})
+	first := &pageWorker{objects: newObjectCache()}
+	list := pageList(first.objects, rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{}, workers)
 	if len(list) == 0 {
 		return nil, 0, errors.New("the PDF has no pages")
 	}
-	fonts := map[uint64]*fontInfo{}
-	var buf []glyph
-	for _, page := range list {
-		glyphs, u := readPage(page, fonts, buf[:0])
-		unmapped += u
-		pages = append(pages, layoutPage(glyphs))
-		buf = glyphs // reused: the page's text has been built from it
+	pages = make([][]string, len(list))
+	counts := make([]int, len(list))
+	failures := make([]any, len(list))
+	read := func(w *pageWorker, i int) {
+		defer func() { failures[i] = recover() }()
+		pages[i], counts[i] = w.read(list[i])
+	}
+	// The library's reader only reads once it is open, and os.File's ReadAt
+	// may be called at once from several goroutines; each worker keeps its
+	// own objects and fonts. A page's text depends on nothing read for
+	// other pages, so the order in which workers take pages does not matter.
+	if workers = min(workers, len(list)); workers <= 1 {
+		for i := range list {
+			read(first, i)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for k := range workers {
+			w := first
+			if k > 0 {
+				w = &pageWorker{objects: newObjectCache()}
+			}
+			wg.Go(func() {
+				for i := int(next.Add(1) - 1); i < len(list); i = int(next.Add(1) - 1) {
+					read(w, i)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	for i, v := range failures {
+		if v != nil {
+			return nil, 0, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
+		}
+		unmapped += counts[i]
 	}
 	return pages, unmapped, nil
+}
+
+// pageWorker reads pages one after another and keeps what the next page
+// can use: the objects and fonts read, and its buffers.
+type pageWorker struct {
+	objects  *objectCache
+	glyphs   []glyph
+	inflated []byte
+}
+
+// read returns the lines of a page and how many of its glyphs could not be
+// turned into text.
+func (w *pageWorker) read(page pdf.Page) (lines []string, unmapped int) {
+	p := &pageReader{fonts: map[fontKey]*fontInfo{}, objects: w.objects, glyphs: w.glyphs[:0], inflated: w.inflated}
+	readPage(p, page)
+	w.glyphs, w.inflated = p.glyphs, p.inflated // reused: the page's text is built from them below
+	return layoutPage(p.glyphs), p.unmapped
 }
 
 // maxPageTreeDepth bounds the page tree walk of damaged files.
@@ -45,7 +96,7 @@ const maxPageTreeDepth = 64
 // pageList walks the page tree once, in order. (The library's Page(n) walks
 // it from the root for every page, which is quadratic.) A node met again —
 // a cycle in a damaged file — is skipped, so no page is read twice.
-func pageList(node pdf.Value, depth int, seen map[uint64]bool) []pdf.Page {
+func pageList(objects *objectCache, node pdf.Value, depth int, seen map[uint64]bool, workers int) []pdf.Page {
 	if depth > maxPageTreeDepth {
 		return nil
 	}
@@ -64,24 +115,181 @@ func pageList(node pdf.Value, depth int, seen map[uint64]bool) []pdf.Page {
 			return []pdf.Page{{V: node}} // a page without /Type, as some writers make
 		}
 		var out []pdf.Page
-		for i := 0; i < kids.Len(); i++ {
-			out = append(out, pageList(kids.Index(i), depth+1, seen)...)
+		values, failures := readKids(objects, kids, workers)
+		for i, kid := range values {
+			if failures[i] != nil {
+				panic(failures[i]) // where reading the kids one by one would have failed
+			}
+			out = append(out, pageList(objects, kid, depth+1, seen, workers)...)
 		}
 		return out
 	}
 	return nil
 }
 
-func readPage(page pdf.Page, fonts map[uint64]*fontInfo, buf []glyph) (glyphs []glyph, unmapped int) {
-	p := &pageReader{fonts: map[string]*fontInfo{}, shared: fonts, glyphs: buf}
-	defer func() {
-		if recover() != nil {
-			glyphs, unmapped = p.glyphs, p.unmapped // keep what was read before the damage
+// readKids reads the nodes of a kids array, up to workers at once: reading
+// one may mean inflating an object stream, and each page is a node. A
+// panic of the library stays with its node, to be raised in order.
+func readKids(objects *objectCache, kids pdf.Value, workers int) (values []pdf.Value, failures []any) {
+	n := kids.Len()
+	values, failures = make([]pdf.Value, n), make([]any, n)
+	var missing []int // not in the cache
+	for i := range n {
+		id, ok := refOf(elementOf(kids, i))
+		if v, hit := objects.objects[id]; ok && hit {
+			values[i] = v
+			continue
 		}
-	}()
-	if page.V.IsNull() {
-		return nil, 0
+		missing = append(missing, i)
 	}
-	p.run(page.V.Key("Contents"), page.Resources(), identity, 0)
-	return p.glyphs, p.unmapped
+	if workers = min(workers, len(missing)); workers <= 1 {
+		for _, i := range missing {
+			values[i] = objects.index(kids, i)
+		}
+		return values, failures
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < len(missing); k = int(next.Add(1) - 1) {
+				func() {
+					i := missing[k]
+					defer func() { failures[i] = recover() }()
+					values[i] = kids.Index(i)
+				}()
+			}
+		})
+	}
+	wg.Wait()
+	for _, i := range missing {
+		if id, ok := refOf(elementOf(kids, i)); ok && failures[i] == nil {
+			objects.objects[id] = values[i]
+		}
+	}
+	return values, failures
+}
+
+// readPage collects the glyphs of a page; a page damaged part of the way
+// keeps what was read before the damage.
+func readPage(p *pageReader, page pdf.Page) {
+	defer func() { _ = recover() }()
+	if page.V.IsNull() {
+		return
+	}
+	p.run(page.V.Key("Contents"), p.objects.resources(page.V), identity, 0)
+}
+
+// objectCache keeps the objects read so far, by object number, and the
+// fonts made of them. The library reads an object again at every access —
+// one kept in an object stream by inflating and scanning that whole
+// stream — so what the pages share (resources, fonts) is read once.
+type objectCache struct {
+	objects  map[uint64]pdf.Value
+	fonts    map[uint64]*fontInfo
+	fallback *fontInfo // for a missing font resource
+}
+
+func newObjectCache() *objectCache {
+	return &objectCache{objects: map[uint64]pdf.Value{}, fonts: map[uint64]*fontInfo{}, fallback: newFallbackFont()}
+}
+
+// key is v.Key(name), read from the cache when it refers to an object
+// read before.
+func (c *objectCache) key(v pdf.Value, name string) pdf.Value {
+	id, ok := refOf(entryOf(v, name))
+	if !ok {
+		return v.Key(name)
+	}
+	if x, hit := c.objects[id]; hit {
+		return x
+	}
+	x := v.Key(name)
+	c.objects[id] = x
+	return x
+}
+
+// index is v.Index(i), read from the cache like key.
+func (c *objectCache) index(v pdf.Value, i int) pdf.Value {
+	id, ok := refOf(elementOf(v, i))
+	if !ok {
+		return v.Index(i)
+	}
+	if x, hit := c.objects[id]; hit {
+		return x
+	}
+	x := v.Index(i)
+	c.objects[id] = x
+	return x
+}
+
+// resources are a page's resources, inherited from its ancestors when it
+// has none of its own.
+func (c *objectCache) resources(page pdf.Value) pdf.Value {
+	for v, depth := page, 0; !v.IsNull() && depth <= maxPageTreeDepth; v, depth = c.key(v, "Parent"), depth+1 {
+		if r := c.key(v, "Resources"); !r.IsNull() {
+			return r
+		}
+	}
+	return pdf.Value{}
+}
+
+// The library keeps a value's data and its object references unexported;
+// reading them lets an object read once serve every page that refers to it.
+
+// objectID is the object number and generation of an indirect PDF object,
+// or of the object a direct value is part of. ok is false for values that
+// are not part of one.
+func objectID(v pdf.Value) (id uint64, ok bool) {
+	ptr := reflect.ValueOf(v).FieldByName("ptr")
+	if !ptr.IsValid() || ptr.NumField() < 2 {
+		return 0, false
+	}
+	num, gen := ptr.Field(0).Uint(), ptr.Field(1).Uint()
+	return num<<16 | gen, num != 0
+}
+
+// entryOf is the unresolved entry name of a dictionary or of a stream's
+// dictionary.
+func entryOf(v pdf.Value, name string) reflect.Value {
+	d := reflect.ValueOf(v).FieldByName("data")
+	if d.Kind() != reflect.Interface || d.IsNil() {
+		return reflect.Value{}
+	}
+	d = d.Elem()
+	if d.Kind() == reflect.Struct {
+		d = d.FieldByName("hdr") // a stream
+	}
+	if d.Kind() != reflect.Map || d.Type().Key().Kind() != reflect.String {
+		return reflect.Value{}
+	}
+	return d.MapIndex(reflect.ValueOf(name).Convert(d.Type().Key()))
+}
+
+// elementOf is the unresolved element i of an array.
+func elementOf(v pdf.Value, i int) reflect.Value {
+	d := reflect.ValueOf(v).FieldByName("data")
+	if d.Kind() != reflect.Interface || d.IsNil() {
+		return reflect.Value{}
+	}
+	d = d.Elem()
+	if d.Kind() != reflect.Slice || i < 0 || i >= d.Len() {
+		return reflect.Value{}
+	}
+	return d.Index(i)
+}
+
+// refOf is the object an unresolved entry refers to; ok is false for a
+// direct value.
+func refOf(e reflect.Value) (id uint64, ok bool) {
+	if e.Kind() == reflect.Interface {
+		if e.IsNil() {
+			return 0, false
+		}
+		e = e.Elem()
+	}
+	if e.Kind() != reflect.Struct || e.Type().Name() != "objptr" || e.NumField() < 2 {
+		return 0, false
+	}
+	return e.Field(0).Uint()<<16 | e.Field(1).Uint(), true
 }

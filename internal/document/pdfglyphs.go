@@ -2,9 +2,6 @@ package document
 
 import (
 	"math"
-	"reflect"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ledongthuc/pdf"
@@ -70,40 +67,35 @@ const (
 // pageReader collects the glyphs of one page.
 type pageReader struct {
 	glyphs   []glyph
-	fonts    map[string]*fontInfo // by scope and resource name, for this page
-	shared   map[uint64]*fontInfo // by PDF object, across pages
-	unmapped int                  // glyphs of fonts whose codes cannot be turned into text
+	fonts    map[fontKey]*fontInfo // for this page
+	objects  *objectCache          // across pages
+	unmapped int                   // glyphs of fonts whose codes cannot be turned into text
 	scopes   int
+	inflated []byte // the content stream read last
+}
+
+// fontKey is a font resource's name in the scope of one content stream.
+type fontKey struct {
+	scope int
+	name  string
 }
 
 func (p *pageReader) font(scope int, res pdf.Value, name string) *fontInfo {
-	key := strconv.Itoa(scope) + "\x00" + name
+	key := fontKey{scope, name}
 	if f, ok := p.fonts[key]; ok {
 		return f
 	}
-	v := res.Key("Font").Key(name)
-	id, indirect := objectID(v)
-	f := p.shared[id]
+	fonts := p.objects.key(res, "Font")
+	id, indirect := refOf(entryOf(fonts, name))
+	f := p.objects.fonts[id]
 	if f == nil || !indirect {
-		f = newFontInfo(v)
-		if indirect && p.shared != nil {
-			p.shared[id] = f
+		f = newFontInfo(fonts.Key(name), p.objects.fallback)
+		if indirect {
+			p.objects.fonts[id] = f
 		}
 	}
 	p.fonts[key] = f
 	return f
-}
-
-// objectID is the object number and generation of an indirect PDF object.
-// The library keeps them unexported; reading them lets a font parsed on one
-// page serve every page that uses it. ok is false for direct objects.
-func objectID(v pdf.Value) (id uint64, ok bool) {
-	ptr := reflect.ValueOf(v).FieldByName("ptr")
-	if !ptr.IsValid() || ptr.NumField() < 2 {
-		return 0, false
-	}
-	num, gen := ptr.Field(0).Uint(), ptr.Field(1).Uint()
-	return num<<16 | gen, num != 0
 }
 
 // run interprets a content stream (page or form) with the given resources
@@ -113,17 +105,16 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 	scope := p.scopes
 	g := textState{ctm: ctm, tm: identity, tlm: identity, th: 1}
 	var stack []textState
-	var buf []pdf.Value
-	pdf.Interpret(content, func(stk *pdf.Stack, op string) {
-		n := stk.Len()
-		buf = slices.Grow(buf[:0], n)[:n]
-		args := buf
-		for i := n - 1; i >= 0; i-- {
-			args[i] = stk.Pop()
+	lex := contentLexer{data: readContent(content, &p.inflated)}
+	for {
+		op, ok := lex.next()
+		if !ok {
+			return
 		}
+		args := lex.args
 		num := func(i int) float64 {
 			if i < len(args) {
-				return args[i].Float64()
+				return args[i].float()
 			}
 			return 0
 		}
@@ -154,7 +145,7 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 			g.trise = num(0)
 		case "Tf":
 			if len(args) == 2 {
-				g.font = p.font(scope, res, args[0].Name())
+				g.font = p.font(scope, res, args[0].name())
 				g.tfs = num(1)
 			}
 		case "Td", "TD":
@@ -173,7 +164,7 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 			g.tm = g.tlm
 		case "Tj":
 			if len(args) == 1 {
-				p.show(&g, args[0].RawString())
+				p.show(&g, args[0].str())
 			}
 		case "'", "\"":
 			if op == "\"" && len(args) == 3 {
@@ -183,38 +174,40 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 			g.tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(g.tlm)
 			g.tm = g.tlm
 			if len(args) == 1 {
-				p.show(&g, args[0].RawString())
+				p.show(&g, args[0].str())
 			}
 		case "TJ":
 			if len(args) != 1 {
-				return
+				continue
 			}
 			a := args[0]
-			for i := 0; i < a.Len(); i++ {
-				x := a.Index(i)
-				if x.Kind() == pdf.String {
-					p.show(&g, x.RawString())
+			if a.kind != operandArray {
+				continue
+			}
+			for _, x := range lex.elements[a.lo:a.hi] {
+				if x.kind == operandString {
+					p.show(&g, x.s)
 				} else {
-					tx := -x.Float64() / 1000 * g.tfs * g.th
+					tx := -x.float() / 1000 * g.tfs * g.th
 					g.tm = matrix{1, 0, 0, 1, tx, 0}.mul(g.tm)
 				}
 			}
 		case "Do":
 			if len(args) != 1 || depth >= maxFormDepth {
-				return
+				continue
 			}
-			xo := res.Key("XObject").Key(args[0].Name())
+			xo := p.objects.key(p.objects.key(res, "XObject"), args[0].name())
 			if xo.Key("Subtype").Name() != "Form" {
-				return
+				continue
 			}
 			m, _ := matrixOf(xo.Key("Matrix"))
-			sub := xo.Key("Resources")
+			sub := p.objects.key(xo, "Resources")
 			if sub.IsNull() {
 				sub = res
 			}
 			p.run(xo, sub, m.mul(g.ctm), depth+1)
 		}
-	})
+	}
 }
 
 // show draws a string with the current font, one glyph per character code.
@@ -223,7 +216,7 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 func (p *pageReader) show(g *textState, raw string) {
 	f := g.font
 	if f == nil {
-		f = fallbackFont
+		f = p.objects.fallback
 	}
 	m := g.tm.mul(g.ctm) // text space to page
 	hs := g.tfs * g.th
@@ -235,7 +228,7 @@ func (p *pageReader) show(g *textState, raw string) {
 		code := raw[:n]
 		raw = raw[n:]
 		w0 := f.width(code)
-		text, ok := f.text(code)
+		d := f.text(code)
 		isSpace := n == 1 && code[0] == ' '
 		x0, y0 := m.apply(0, g.trise)
 		x1, y1 := m.apply(w0*f.scale*hs, g.trise)
@@ -245,18 +238,19 @@ func (p *pageReader) show(g *textState, raw string) {
 			dx, dy = m[0], m[1]
 		}
 		switch {
-		case !ok:
+		case !d.ok:
 			p.unmapped++
-		case text != "":
+		case d.s != "":
 			rot := quarterTurns(dx, dy)
 			x, y := x0, y0
 			if rot != 0 {
 				x, y = rotate(x0, y0, rot)
 			}
-			if strings.TrimSpace(text) == "" {
+			text := d.s
+			if d.blank {
 				text, isSpace = " ", true
 			}
-			p.glyphs = append(p.glyphs, glyph{x: x, y: y, w: math.Hypot(dx, dy), size: math.Hypot(ux-x0, uy-y0),
+			p.glyphs = append(p.glyphs, glyph{x: x, y: y, w: hypot(dx, dy), size: hypot(ux-x0, uy-y0),
 				s: text, space: isSpace, rot: int8(rot), seq: int32(len(p.glyphs))})
 		}
 		tx := w0*f.scale*g.tfs + g.tc
@@ -269,6 +263,18 @@ func (p *pageReader) show(g *textState, raw string) {
 		g.tm[4] += tx * g.tm[0]
 		g.tm[5] += tx * g.tm[1]
 	}
+}
+
+// hypot is math.Hypot, which is exactly |a| or |b| when the other is 0, as
+// it is for upright text: then without its work.
+func hypot(a, b float64) float64 {
+	switch {
+	case b == 0:
+		return math.Abs(a)
+	case a == 0:
+		return math.Abs(b)
+	}
+	return math.Hypot(a, b)
 }
 
 // quarterTurns classifies a text direction as 0, 90, 180 or 270 degrees.
@@ -304,21 +310,28 @@ type fontInfo struct {
 	dw      float64 // default width
 	scale   float64 // glyph space to text space
 	noText  bool    // no way to turn codes into text
-	cache   map[string]decoded
+	// The text of the codes met so far: one-byte codes by their byte,
+	// longer ones by the code.
+	byteText [256]decoded
+	cache    map[string]decoded
 }
 
 type decoded struct {
-	s  string
-	ok bool
+	s     string
+	ok    bool // false: the text cannot be known
+	blank bool // white space only
+	known bool // decoded already
 }
 
-// fallbackFont stands in for a missing font resource. It is never cached
-// into, so pages may share it.
-var fallbackFont = &fontInfo{dw: 500, scale: 0.001, enc: latin1{}, cache: map[string]decoded{}}
+// newFallbackFont stands in for a missing font resource.
+func newFallbackFont() *fontInfo {
+	return &fontInfo{dw: 500, scale: 0.001, enc: latin1{}}
+}
 
-func newFontInfo(v pdf.Value) *fontInfo {
+// newFontInfo reads the font v, or returns fallback when there is none.
+func newFontInfo(v pdf.Value, fallback *fontInfo) *fontInfo {
 	if v.IsNull() {
-		return fallbackFont
+		return fallback
 	}
 	f := &fontInfo{scale: 0.001}
 	sub := v.Key("Subtype").Name()
@@ -411,17 +424,29 @@ func (f *fontInfo) width(code string) float64 {
 	return f.dw
 }
 
-// text returns the text of a code; ok is false when it cannot be known.
-func (f *fontInfo) text(code string) (string, bool) {
-	if d, hit := f.cache[code]; hit {
-		return d.s, d.ok
+// text returns the text of a code.
+func (f *fontInfo) text(code string) decoded {
+	if len(code) == 1 {
+		d := &f.byteText[code[0]]
+		if !d.known {
+			*d = f.decoded(code)
+		}
+		return *d
 	}
-	s, ok := f.decode(code)
+	if d, hit := f.cache[code]; hit {
+		return d
+	}
+	d := f.decoded(code)
 	if f.cache == nil {
 		f.cache = map[string]decoded{}
 	}
-	f.cache[code] = decoded{s, ok}
-	return s, ok
+	f.cache[strings.Clone(code)] = d // not a part of the page's content, which would be kept with it
+	return d
+}
+
+func (f *fontInfo) decoded(code string) decoded {
+	s, ok := f.decode(code)
+	return decoded{s: s, ok: ok, blank: strings.TrimSpace(s) == "", known: true}
 }
 
 func (f *fontInfo) decode(code string) (string, bool) {

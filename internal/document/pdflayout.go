@@ -71,26 +71,57 @@ func buildLines(glyphs []glyph) []line {
 	if len(glyphs) == 0 {
 		return nil
 	}
-	buckets := map[int32][]int32{}
+	// Glyphs come in runs on one baseline (a line drawn left to right), so
+	// the buckets are counted and filled run by run: the glyph indexes of
+	// all buckets lie in one slice, top of the page first, each bucket's in
+	// drawing order.
+	type run struct{ q, start, end int32 }
+	var runs []run
 	for i, g := range glyphs {
 		q := int32(math.Round(g.y * 2))
-		buckets[q] = append(buckets[q], int32(i))
+		if n := len(runs); n > 0 && runs[n-1].q == q {
+			runs[n-1].end++
+			continue
+		}
+		runs = append(runs, run{q, int32(i), int32(i) + 1})
 	}
-	keys := make([]int32, 0, len(buckets))
-	for q := range buckets {
+	counts := map[int32]int32{}
+	for _, r := range runs {
+		counts[r.q] += r.end - r.start
+	}
+	keys := make([]int32, 0, len(counts))
+	for q := range counts {
 		keys = append(keys, q)
 	}
 	slices.Sort(keys)
 	slices.Reverse(keys) // top of the page first
-	var groups []*baselineGroup
+	next := make(map[int32]int32, len(keys))
+	offset := int32(0)
 	for _, q := range keys {
+		next[q] = offset
+		offset += counts[q]
+	}
+	order := make([]int32, len(glyphs))
+	for _, r := range runs {
+		at := next[r.q]
+		for i := r.start; i < r.end; i++ {
+			order[at] = i
+			at++
+		}
+		next[r.q] = at
+	}
+	var groups []*baselineGroup
+	start, end := int32(0), int32(0) // the last group's indexes in order
+	for _, q := range keys {
+		bucket := order[end : end+counts[q]]
 		y := float64(q) / 2
 		bsize := 1.0
-		for _, i := range buckets[q] {
+		for _, i := range bucket {
 			if !glyphs[i].space {
 				bsize = math.Max(bsize, glyphs[i].size)
 			}
 		}
+		end += counts[q]
 		if n := len(groups); n > 0 {
 			g := groups[n-1]
 			// Text of very different sizes shares a line only if its
@@ -101,12 +132,13 @@ func buildLines(glyphs []glyph) []line {
 				tol = 0.15 * math.Max(g.size, bsize)
 			}
 			if math.Abs(g.y-y) <= tol {
-				g.idx = append(g.idx, buckets[q]...)
+				g.idx = order[start:end:end]
 				g.size = math.Max(g.size, bsize)
 				continue
 			}
 		}
-		groups = append(groups, &baselineGroup{y: y, size: bsize, idx: append([]int32(nil), buckets[q]...)})
+		start = end - counts[q]
+		groups = append(groups, &baselineGroup{y: y, size: bsize, idx: order[start:end:end]})
 	}
 	groups = mergeScripts(groups, glyphs)
 	var segs []line
@@ -270,14 +302,27 @@ func joinBaselines(segs []line) []line {
 	}
 	limit := 0.25 * (maxX - minX)
 	var out []line
+	var joined strings.Builder // the text of the last line, when segments are joined to it
+	flush := func() {
+		if joined.Len() > 0 {
+			out[len(out)-1].text = joined.String()
+			joined.Reset()
+		}
+	}
 	for _, s := range segs {
 		if n := len(out); n > 0 && out[n-1].group == s.group && s.x0-out[n-1].x1 <= limit {
-			out[n-1].text += " " + s.text
+			if joined.Len() == 0 {
+				joined.WriteString(out[n-1].text)
+			}
+			joined.WriteByte(' ')
+			joined.WriteString(s.text)
 			out[n-1].x1 = s.x1
 			continue
 		}
+		flush()
 		out = append(out, s)
 	}
+	flush()
 	return out
 }
 

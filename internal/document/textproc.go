@@ -11,15 +11,102 @@ import (
 // looked at for running headers, footers and page numbers.
 const runningZone = 4
 
-var (
-	digitsRE     = regexp.MustCompile(`\d+`)
-	pageNumberRE = regexp.MustCompile(`(?i)^[-–—\s]*((page|seite|p\.|s\.)\s*)?(([a-z]-)?\d{1,4}|[ivxlcdm]{1,7})(\s*(of|von|/|\|)\s*\d{1,4})?[-–—\s]*$`)
-)
+var pageNumberRE = regexp.MustCompile(`(?i)^[-–—\s]*((page|seite|p\.|s\.)\s*)?(([a-z]-)?\d{1,4}|[ivxlcdm]{1,7})(\s*(of|von|/|\|)\s*\d{1,4})?[-–—\s]*$`)
+
+// isPageNumber reports whether a line is a bare page number ("12", "- 3 -",
+// "Seite 4 von 9", "xii"). Most lines are turned down before the regular
+// expression: a page number has at most 15 letters (page, a roman numeral
+// or a letter prefix, of) and no characters other than letters, digits,
+// white space and - – — . / |.
+func isPageNumber(l string) bool {
+	letters := 0
+	for _, r := range l {
+		switch {
+		case r >= '0' && r <= '9', r == ' ', r == '\t', r == '\n', r == '\f', r == '\r',
+			r == '-', r == '–', r == '—', r == '.', r == '/', r == '|':
+		case unicode.IsLetter(r):
+			if letters++; letters > 15 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return pageNumberRE.MatchString(l)
+}
 
 // runningKey is the form in which running lines are compared: numbers and
-// case do not count.
+// case do not count. Each run of digits becomes #, letters lower case,
+// white space one blank.
 func runningKey(s string) string {
-	return strings.Join(strings.Fields(strings.ToLower(digitsRE.ReplaceAllString(s, "#"))), " ")
+	b := make([]byte, 0, len(s))
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			if i == 0 || s[i-1] < '0' || s[i-1] > '9' {
+				b = append(b, '#')
+			}
+		case c >= utf8.RuneSelf:
+			ascii = false
+			b = append(b, c)
+		default:
+			b = append(b, c)
+		}
+	}
+	if !ascii {
+		return strings.Join(strings.Fields(strings.ToLower(string(b))), " ")
+	}
+	// Lower case and single blanks, in place: the write position never
+	// passes the read position.
+	out := b[:0]
+	blank := false
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+			blank = len(out) > 0
+			continue
+		}
+		if blank {
+			out = append(out, ' ')
+			blank = false
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+// pageLines are the lines of one page with what removeRunningLines asks of
+// them more than once: which are page numbers, and their running keys.
+type pageLines struct {
+	lines  []string
+	number []bool // a bare page number
+	idx    []int  // the lines with text that are not page numbers
+	keys   []string
+	keyed  []bool
+}
+
+func newPageLines(lines []string) *pageLines {
+	pl := &pageLines{lines: lines, number: make([]bool, len(lines)), keys: make([]string, len(lines)), keyed: make([]bool, len(lines))}
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if pl.number[i] = isPageNumber(l); !pl.number[i] {
+			pl.idx = append(pl.idx, i)
+		}
+	}
+	return pl
+}
+
+func (pl *pageLines) key(i int) string {
+	if !pl.keyed[i] {
+		pl.keys[i], pl.keyed[i] = runningKey(pl.lines[i]), true
+	}
+	return pl.keys[i]
 }
 
 // removeRunningLines drops running headers and footers and bare page
@@ -33,29 +120,30 @@ func removeRunningLines(pages [][]string) (running map[string]bool, removed int)
 	running = map[string]bool{}
 	// zones calls f for the lines in the top and bottom zones of a page;
 	// page numbers do not count when looking for the page's edges.
-	zones := func(lines []string, f func(i int, z zoned, edge bool)) {
-		var idx []int
-		for _, i := range nonEmpty(lines) {
-			if !pageNumberRE.MatchString(lines[i]) {
-				idx = append(idx, i)
-			}
-		}
+	zones := func(pl *pageLines, f func(i int, z zoned, edge bool)) {
+		idx := pl.idx
 		// On a short page, only its first and last few lines can run.
 		zone := min(runningZone, max(1, len(idx)/3))
 		for k, i := range idx {
-			key := runningKey(lines[i])
+			back := len(idx) - 1 - k
+			if k >= zone && back >= zone {
+				continue
+			}
+			key := pl.key(i)
 			if k < zone {
 				f(i, zoned{true, k, key}, k == 0 && len(idx) > 2)
 			}
-			if back := len(idx) - 1 - k; back < zone {
+			if back < zone {
 				f(i, zoned{false, back, key}, back == 0 && len(idx) > 2)
 			}
 		}
 	}
+	all := make([]*pageLines, len(pages))
 	zoneCount, edgeCount := map[zoned]int{}, map[zoned]int{}
-	for _, lines := range pages {
+	for p, lines := range pages {
+		all[p] = newPageLines(lines)
 		seen := map[zoned]bool{}
-		zones(lines, func(i int, z zoned, edge bool) {
+		zones(all[p], func(i int, z zoned, edge bool) {
 			if !seen[z] {
 				seen[z] = true
 				zoneCount[z]++
@@ -77,15 +165,16 @@ func removeRunningLines(pages [][]string) (running map[string]bool, removed int)
 		return zoneCount[z] >= threshold || edgeCount[z] >= edges
 	}
 	for p, lines := range pages {
+		pl := all[p]
 		drop := map[int]bool{}
-		for i, l := range lines {
-			if pageNumberRE.MatchString(l) && inZone(lines, i) {
+		for i := range lines {
+			if pl.number[i] && inZone(lines, i) {
 				drop[i] = true
-				running[runningKey(l)] = true
+				running[pl.key(i)] = true
 			}
 		}
-		zones(lines, func(i int, z zoned, _ bool) {
-			if z.key != "" && runs(z) && edgeOrRun(lines, i, z, runs) {
+		zones(pl, func(i int, z zoned, _ bool) {
+			if z.key != "" && runs(z) && edgeOrRun(pl, i, z, runs) {
 				drop[i] = true
 				running[z.key] = true
 			}
@@ -136,17 +225,16 @@ func runsAnywhere(top bool, key string, runs func(zoned) bool) bool {
 
 // edgeOrRun keeps a running line's removal to where it runs: between it and
 // the page's edge there may only be other running lines and page numbers.
-func edgeOrRun(lines []string, i int, z zoned, runs func(zoned) bool) bool {
+func edgeOrRun(pl *pageLines, i int, z zoned, runs func(zoned) bool) bool {
 	step := 1
 	if z.top {
 		step = -1
 	}
-	for j := i + step; j >= 0 && j < len(lines); j += step {
-		l := lines[j]
-		if strings.TrimSpace(l) == "" || pageNumberRE.MatchString(l) {
+	for j := i + step; j >= 0 && j < len(pl.lines); j += step {
+		if pl.number[j] || strings.TrimSpace(pl.lines[j]) == "" {
 			continue
 		}
-		if !runsAnywhere(z.top, runningKey(l), runs) {
+		if !runsAnywhere(z.top, pl.key(j), runs) {
 			return false
 		}
 	}
@@ -200,6 +288,7 @@ func dehyphenate(pages [][]string) int {
 		}
 	}
 	joined := 0
+	emptied := map[int]map[int]bool{} // by page, continuation lines that held only a word's end
 	for k := 0; k+1 < len(all); k++ {
 		a := all[k]
 		cur := pages[a.p][a.i]
@@ -242,14 +331,23 @@ func dehyphenate(pages [][]string) int {
 		pages[a.p][a.i] = strings.TrimSuffix(cur, head) + word
 		pages[b.p][b.i] = strings.TrimLeft(rest, " ")
 		if pages[b.p][b.i] == "" && b.p == a.p {
-			// the continuation line held only the word's end
-			pages[b.p] = append(pages[b.p][:b.i], pages[b.p][b.i+1:]...)
-			all = append(all[:n], all[n+1:]...)
-			for m := n; m < len(all) && all[m].p == b.p; m++ {
-				all[m].i--
+			// Removed below. No line has it as its continuation: only
+			// line a, done with, came before it.
+			if emptied[b.p] == nil {
+				emptied[b.p] = map[int]bool{}
 			}
+			emptied[b.p][b.i] = true
 		}
 		joined++
+	}
+	for p, lines := range emptied {
+		kept := pages[p][:0]
+		for i, l := range pages[p] {
+			if !lines[i] {
+				kept = append(kept, l)
+			}
+		}
+		pages[p] = kept
 	}
 	return joined
 }

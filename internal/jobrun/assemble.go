@@ -48,7 +48,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 		}
 		return st
 	}
-	docs := tools.DocumentFiles{Files: r.job.Files, Own: r.job.Internal, Inputs: info.Inputs}
+	docs := tools.DocumentFiles{Files: r.job.Files, Own: r.job.Internal, Inputs: info.Inputs, Extracted: cfg.Extracted}
 	all := append(tools.WorkspaceTools(r.job.Files), tools.PlanningTools(r.planner, stats, nil)...)
 	all = append(all, tools.DocumentTools(docs, counter)...)
 	all = append(all, tools.RequirementTools(r.job, cov.measure)...)

@@ -63,6 +63,10 @@ type Config struct {
 	// Embedder embeds the job's passages for semantic search; nil leaves
 	// search to keywords.
 	Embedder index.Embedder
+	// Extracted are the documents CheckDocuments extracted; the agent's
+	// extraction takes a job's document from there when its bytes are the
+	// same. Nil (a resumed job) extracts each document anew.
+	Extracted *document.Cache
 	// Reporter shows the run to a person; nil shows nothing.
 	Reporter Reporter
 	// Now is the clock; nil is time.Now.
@@ -390,19 +394,22 @@ func (r *run) noteError(out agent.Outcome) {
 	_ = r.job.AppendInternal("notes/errors.md", []byte(entry))
 }
 
-// checkDocuments reads each document as the agent's extraction will, so
+// CheckDocuments reads each document as the agent's extraction will, so
 // that one that cannot be used (damaged, encrypted, scanned, empty, too
 // large) is refused before a job is made and any model call is paid for.
-func CheckDocuments(paths []string) error {
+// It returns what it extracted, for Config.Extracted: the job's copies of
+// the documents are then not extracted again.
+func CheckDocuments(paths []string) (*document.Cache, error) {
+	extracted := document.NewCache(document.Options{})
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			continue // workspace.Create says what is wrong with it
 		} else if err != nil {
 			continue
 		}
-		if _, err := document.Extract(p, document.Options{}); err != nil {
-			return fmt.Errorf("%v — no job was created", err)
+		if _, err := extracted.Extract(p); err != nil {
+			return nil, fmt.Errorf("%v — no job was created", err)
 		}
 	}
-	return nil
+	return extracted, nil
 }

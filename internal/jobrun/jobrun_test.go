@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"creator/internal/agent"
+	"creator/internal/document"
 	"creator/internal/jobrun"
 	"creator/internal/jobview"
 	"creator/internal/offlinemodel"
@@ -237,5 +238,50 @@ func TestRunInterrupted(t *testing.T) {
 	}
 	if out.Status != workspace.StatusInterrupted || out.Exit != jobrun.ExitInterrupted || out.OutputWritten() {
 		t.Fatalf("outcome %+v", out)
+	}
+}
+
+// A document checked before the job is made is not extracted again in the
+// job: the text the agent's extraction writes is the check's, byte for
+// byte, and the same as a fresh extraction of the job's copy.
+func TestCheckedDocumentsAreExtractedOnce(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join("..", "..", "testdata", "sample", "retention-policy.pdf")
+	extracted, err := jobrun.CheckDocuments([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := workspace.Create(filepath.Join(t.TempDir(), "ws"), workspace.CreateOptions{
+		ID: "once", Inputs: []string{src}, Instructions: templates.Instructions, Model: offlinemodel.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { job.Close() })
+	if err := job.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config(job, nil, 200)
+	cfg.Extracted = extracted
+	out, err := jobrun.Run(context.Background(), cfg)
+	if err != nil || out.Status != workspace.StatusCompleted {
+		t.Fatalf("outcome %+v, %v", out, err)
+	}
+	if n, found := extracted.Counts(); n != 1 || found == 0 {
+		t.Errorf("the run extracted the document %d times and took it from the check %d times", n, found)
+	}
+	written, err := os.ReadFile(filepath.Join(job.Dir, "input", "retention-policy.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked, err := extracted.Extract(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := document.Extract(filepath.Join(job.Dir, "input", "retention-policy.pdf"), document.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(written) != checked.Text() || string(written) != fresh.Text() {
+		t.Error("the text written in the job differs from the check's or from a fresh extraction")
 	}
 }
