@@ -190,6 +190,8 @@ line ends are joined. A summary (pages, characters, tokens) goes to stderr.`,
 }
 
 func runExtract(o *extractOptions) error {
+	// The token table loads while the document is read.
+	go tokens.Default()
 	doc, err := document.Extract(o.document, document.Options{})
 	if err != nil {
 		return err

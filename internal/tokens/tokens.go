@@ -5,6 +5,8 @@ package tokens
 import (
 	"crypto/sha256"
 	"fmt"
+	"runtime"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -102,7 +104,64 @@ func (c *Counter) Count(s string) int {
 	return n
 }
 
+// Texts from parallelFrom bytes on are counted in parts at once, one per
+// CPU. The parts are cut where a line starts with a letter or a digit:
+// the tokenizers' pre-splitting always ends a piece there (a run of line
+// breaks, or punctuation with the line breaks after it, ends at the
+// letter), so the parts' counts add up to the count of the whole.
+const parallelFrom = 64 << 10
+
 func (c *Counter) count(s string) int {
+	if n := runtime.GOMAXPROCS(0); len(s) >= parallelFrom && n > 1 {
+		return c.countParts(splitAtLines(s, n))
+	}
+	return c.countSerial(s)
+}
+
+// countParts counts the parts of a text at once and adds their counts.
+func (c *Counter) countParts(parts []string) int {
+	counts := make([]int, len(parts))
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Go(func() { counts[i] = c.countSerial(p) })
+	}
+	wg.Wait()
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	return total
+}
+
+// splitAtLines cuts s into at most n parts of about equal size, each cut
+// at the start of a line that begins with a letter or a digit.
+func splitAtLines(s string, n int) []string {
+	var parts []string
+	from := 0
+	for k := 1; k < n; k++ {
+		at := max(from, k*len(s)/n)
+		cut := -1
+		for i := at; i < len(s); {
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			if r, _ := utf8.DecodeRuneInString(s[i:]); unicode.IsLetter(r) || unicode.IsNumber(r) {
+				cut = i
+				break
+			}
+		}
+		if cut < 0 {
+			break
+		}
+		parts = append(parts, s[from:cut])
+		from = cut
+	}
+	return append(parts, s[from:])
+}
+
+func (c *Counter) countSerial(s string) int {
 	if s == "" {
 		return 0
 	}

@@ -1,6 +1,10 @@
 package tokens
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -95,5 +99,49 @@ func TestCountAgain(t *testing.T) {
 	}
 	if c.Count(b) != len(c.enc.EncodeOrdinary(b)) {
 		t.Error("a text that differs in its last character got another text's count")
+	}
+}
+
+// A long text counted in parts at once has the count of the whole, for
+// every encoding and any number of parts: the corpus's reference texts,
+// and texts whose lines start with letters, digits, marks, punctuation,
+// spaces and line breaks of every kind.
+func TestPartsAddUp(t *testing.T) {
+	t.Parallel()
+	texts := map[string]string{}
+	for _, name := range []string{"GoBD.ref.txt", "NIST.SP.800-53r3.ref.txt", "NIST.SP.800-63b.ref.txt", "rfc9000.txt", "shared-mime-info-spec.ref.txt"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", name))
+		if err != nil {
+			t.Logf("corpus text %s not found (../shared/corpus): %v", name, err)
+			continue
+		}
+		texts[name] = string(data)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	pieces := []string{"\n", "\r\n", "\n\n", " \n", ".\n", "./\n", "\n/", "\n ", "word", "Wörter", "日本語", "123", "\u0301", "'s", "!!", "-", " ", "\t", "x\ny", "e\u0301"}
+	for k := range 3 {
+		var b strings.Builder
+		for b.Len() < 3*parallelFrom {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		texts[fmt.Sprintf("random %d", k)] = b.String()
+	}
+	for _, enc := range []string{DefaultEncoding, "cl100k_base"} {
+		c, err := New(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, s := range texts {
+			want := c.countSerial(s)
+			for _, n := range []int{2, 3, 8} {
+				parts := splitAtLines(s, n)
+				if strings.Join(parts, "") != s {
+					t.Fatalf("%s: the parts are not the text", name)
+				}
+				if got := c.countParts(parts); got != want {
+					t.Errorf("%s, %s in %d parts: %d tokens, whole %d", enc, name, len(parts), got, want)
+				}
+			}
+		}
 	}
 }
