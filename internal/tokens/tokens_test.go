@@ -109,7 +109,11 @@ func TestCountAgain(t *testing.T) {
 func TestPartsAddUp(t *testing.T) {
 	t.Parallel()
 	texts := map[string]string{}
-	for _, name := range []string{"GoBD.ref.txt", "NIST.SP.800-53r3.ref.txt", "NIST.SP.800-63b.ref.txt", "rfc9000.txt", "shared-mime-info-spec.ref.txt"} {
+	corpus := []string{"GoBD.ref.txt", "NIST.SP.800-53r3.ref.txt", "NIST.SP.800-63b.ref.txt", "rfc9000.txt", "shared-mime-info-spec.ref.txt"}
+	if raceEnabled {
+		corpus = corpus[:1] // the parts counted at once are what the detector watches
+	}
+	for _, name := range corpus {
 		data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", name))
 		if err != nil {
 			t.Logf("corpus text %s not found (../shared/corpus): %v", name, err)
@@ -132,8 +136,11 @@ func TestPartsAddUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, s := range texts {
+			if enc != DefaultEncoding && !strings.HasPrefix(name, "random") {
+				continue // the corpus once is enough
+			}
 			want := c.countSerial(s)
-			for _, n := range []int{2, 3, 8} {
+			for _, n := range []int{2, 7} {
 				parts := splitAtLines(s, n)
 				if strings.Join(parts, "") != s {
 					t.Fatalf("%s: the parts are not the text", name)

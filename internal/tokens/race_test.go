@@ -1,0 +1,6 @@
+//go:build race
+
+package tokens
+
+// raceEnabled: the race detector makes the encoder some ten times slower.
+const raceEnabled = true
