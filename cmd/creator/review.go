@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -67,7 +64,7 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	if err != nil {
 		return usageErrorf("--addr %q is not host:port: %v", o.addr, err)
 	}
-	loopback := isLoopback(host)
+	loopback := review.LoopbackHost(host)
 	if !loopback && !o.allowRemote {
 		return usageErrorf("--addr %s is reachable from other machines, and the review page has no authentication; use a loopback address such as 127.0.0.1:8080, or add --allow-remote", o.addr)
 	}
@@ -102,25 +99,12 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	p := listing.Progress
 	fmt.Fprintf(o.streams.ErrOut, "creator: reviewing job '%s' (%d requirements, %d reviewed); press Ctrl-C to stop\n", job.ID, p.Total, p.Reviewed)
 	fmt.Fprintln(o.streams.Out, url)
-	srv := &http.Server{
-		Handler:           review.Handler(svc, review.HandlerOptions{AnyHost: !loopback, Log: o.streams.ErrOut}),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
 	if o.open && o.openURL != nil {
 		if err := o.openURL(url); err != nil {
 			fmt.Fprintf(o.streams.ErrOut, "creator: cannot open a browser (%v); open %s\n", err, url)
 		}
 	}
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := review.Serve(ctx, ln, review.Handler(svc, review.HandlerOptions{AnyHost: !loopback, Log: o.streams.ErrOut})); err != nil {
 		return err
 	}
 	if listing, err := svc.List(); err == nil {
@@ -128,14 +112,4 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 		fmt.Fprintf(o.streams.ErrOut, "creator: review of job '%s' stopped: %d of %d reviewed\n", job.ID, p.Reviewed, p.Total)
 	}
 	return nil
-}
-
-// isLoopback reports whether a listening host is reachable from this
-// machine only; an empty host listens on every interface.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

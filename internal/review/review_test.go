@@ -435,12 +435,12 @@ func TestGuardRefusesOtherHostsAndOrigins(t *testing.T) {
 		t.Errorf("other origin: %d", status)
 	}
 	for _, h := range []string{"localhost:8080", "127.0.0.1", "[::1]:9000", "127.1.2.3:80"} {
-		if !loopbackHost(h) {
+		if !LoopbackHost(h) {
 			t.Errorf("%s is loopback", h)
 		}
 	}
 	for _, h := range []string{"example.com", "10.0.0.1:80", "localhost.example.com", ""} {
-		if loopbackHost(h) {
+		if LoopbackHost(h) {
 			t.Errorf("%s is not loopback", h)
 		}
 	}

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"creator/internal/reqstore"
 )
@@ -89,7 +91,7 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 // changes from other origins, and sets the headers every answer carries.
 func guard(next http.Handler, anyHost bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !anyHost && !loopbackHost(r.Host) {
+		if !anyHost && !LoopbackHost(r.Host) {
 			writeError(w, http.StatusForbidden, fmt.Sprintf("host %q is not served: open the page at the loopback address the review prints", r.Host))
 			return
 		}
@@ -107,9 +109,10 @@ func guard(next http.Handler, anyHost bool) http.Handler {
 	})
 }
 
-// loopbackHost reports whether a Host header names this machine by a
-// loopback name or address.
-func loopbackHost(hostport string) bool {
+// LoopbackHost reports whether a host, or a Host header's host:port, names
+// this machine by a loopback name or address; an empty host (every
+// interface) does not.
+func LoopbackHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
@@ -120,6 +123,25 @@ func loopbackHost(hostport string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// Serve serves h on ln until ctx is done, then lets the requests under way
+// finish (for up to 5 seconds).
+func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 func serveFile(fsys fs.FS, name string) http.Handler {
