@@ -107,7 +107,7 @@ func requirementProperties(v string, r requirement.Record) string {
 		{"confidence", cypherFloat(r.Confidence)},
 		{"rationale", cypherString(r.Rationale)},
 		{"review_status", cypherString(r.ReviewStatus())},
-		{"review_note", cypherString(reviewNote(r))},
+		{"review_note", cypherString(r.ReviewNote())},
 	}
 	parts := make([]string, len(props))
 	for i, p := range props {

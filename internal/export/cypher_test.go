@@ -223,7 +223,7 @@ func TestCypherGraph(t *testing.T) {
 		}
 		wantProps := map[string]any{"job": "gobd", "id": r.ID, "title": r.Title, "text": r.Text, "type": r.Type, "category": r.Category,
 			"priority": r.Priority, "frameworks": frameworks, "confidence": r.Confidence, "rationale": r.Rationale,
-			"review_status": r.ReviewStatus(), "review_note": reviewNote(r)}
+			"review_status": r.ReviewStatus(), "review_note": r.ReviewNote()}
 		if !reflect.DeepEqual(node.props, wantProps) {
 			t.Errorf("%s: %#v\nwant %#v", r.ID, node.props, wantProps)
 		}

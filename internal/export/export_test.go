@@ -256,7 +256,7 @@ func TestReqIFStructure(t *testing.T) {
 		conf, _ := strconv.ParseFloat(f["Confidence"], 64)
 		if f["ReqIF.Name"] != r.Title || f["ReqIF.Text"] != r.Text || f["Type"] != r.Type || f["Priority"] != r.Priority || f["Category"] != r.Category ||
 			f["Quote"] != r.Citations[0].Quote || f["Rationale"] != r.Rationale || f["Frameworks"] != "GoBD" || conf != r.Confidence ||
-			f["ReviewStatus"] != r.ReviewStatus() || f["ReviewNote"] != reviewNote(r) {
+			f["ReviewStatus"] != r.ReviewStatus() || f["ReviewNote"] != r.ReviewNote() {
 			t.Errorf("%s: %v", r.ID, f)
 		}
 	}

@@ -272,7 +272,7 @@ func requirementObject(id Identifiable, r requirement.Record) SpecObject {
 	values := map[string]string{
 		"_ad-id": r.ID, "_ad-title": r.Title, "_ad-text": r.Text, "_ad-frameworks": strings.Join(r.Frameworks, ", "),
 		"_ad-source": strings.Join(sources, "; "), "_ad-quote": strings.Join(quotes, "\n\n"), "_ad-rationale": r.Rationale,
-		"_ad-review-status": r.ReviewStatus(), "_ad-review-note": reviewNote(r),
+		"_ad-review-status": r.ReviewStatus(), "_ad-review-note": r.ReviewNote(),
 	}
 	obj := SpecObject{Identifiable: id, Type: sotRequirement}
 	for _, a := range stringAttributes {
@@ -310,11 +310,3 @@ func MarshalReqIF(doc ReqIF) ([]byte, error) {
 
 // ReqIFBytes is the ReqIF export of src.
 func ReqIFBytes(src Source) ([]byte, error) { return MarshalReqIF(ReqIFDocument(src)) }
-
-// reviewNote is the note of a record's review, if any.
-func reviewNote(r requirement.Record) string {
-	if r.Review == nil {
-		return ""
-	}
-	return r.Review.Note
-}

@@ -209,17 +209,10 @@ func CSV(recs []requirement.Record) ([]byte, error) {
 		}
 		w.Write([]string{r.ID, r.Title, r.Text, r.Type, r.Category, r.Priority, strings.Join(r.Frameworks, "; "),
 			strings.Join(docs, " | "), strings.Join(chunks, " | "), strings.Join(pages, " | "), strings.Join(quotes, " | "),
-			strconv.FormatFloat(r.Confidence, 'f', -1, 64), r.Rationale, r.ReviewStatus(), reviewNote(r)})
+			strconv.FormatFloat(r.Confidence, 'f', -1, 64), r.Rationale, r.ReviewStatus(), r.ReviewNote()})
 	}
 	w.Flush()
 	return b.Bytes(), w.Error()
-}
-
-func reviewNote(r requirement.Record) string {
-	if r.Review == nil {
-		return ""
-	}
-	return r.Review.Note
 }
 
 func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }

@@ -122,6 +122,15 @@ func (r Record) ReviewStatus() string {
 	return r.Review.Status
 }
 
+// ReviewNote is the reviewer's note, a rejection's reason; empty until
+// reviewed.
+func (r Record) ReviewNote() string {
+	if r.Review == nil {
+		return ""
+	}
+	return r.Review.Note
+}
+
 // Approved reports whether a reviewer accepted the requirement, with or
 // without edits.
 func (r Record) Approved() bool {

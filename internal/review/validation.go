@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"creator/internal/humanize"
 	"creator/internal/requirement"
 )
 
@@ -71,7 +72,7 @@ func validationBlock(r requirement.Record) string {
 		if rv.Status == requirement.Rejected {
 			label = "Reason"
 		}
-		fmt.Fprintf(&b, "- %s: %s\n", label, oneLine(rv.Note))
+		fmt.Fprintf(&b, "- %s: %s\n", label, humanize.OneLine(rv.Note))
 	}
 	who := ""
 	if rv.By != "" {
@@ -90,6 +91,4 @@ func validationBlock(r requirement.Record) string {
 	return b.String()
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func cell(s string) string { return strings.ReplaceAll(oneLine(s), "|", "\\|") }
+func cell(s string) string { return strings.ReplaceAll(humanize.OneLine(s), "|", "\\|") }
