@@ -29,15 +29,19 @@ func (e *CheckError) Unwrap() error { return e.Err }
 
 var idPattern = regexp.MustCompile(`^REQ-([0-9]{3,})$`)
 
-// fileOfID is the final.json of a requirement id: REQ-007 →
-// requirements/req_007/final.json.
-func fileOfID(id string) (string, bool) {
+// FileOf is a file in the folder of requirement id: FileOf("REQ-007",
+// "validation.md") is requirements/req_007/validation.md. ok is false when
+// id is not a requirement id.
+func FileOf(id, name string) (file string, ok bool) {
 	m := idPattern.FindStringSubmatch(id)
 	if m == nil {
 		return "", false
 	}
-	return fileOf("req_" + m[1]), true
+	return "requirements/req_" + m[1] + "/" + name, true
 }
+
+// fileOfID is the final.json of a requirement id.
+func fileOfID(id string) (string, bool) { return FileOf(id, "final.json") }
 
 // Get reads the saved requirement id.
 func (s *Store) Get(id string) (requirement.Record, error) {

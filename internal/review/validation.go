@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"creator/internal/humanize"
+	"creator/internal/reqstore"
 	"creator/internal/requirement"
 )
 
@@ -17,18 +18,16 @@ const (
 	blockEnd   = "<!-- end of review -->"
 )
 
-// validationFile is requirement id's validation.md.
-func validationFile(id string) string {
-	return "requirements/req_" + strings.TrimPrefix(id, "REQ-") + "/validation.md"
-}
-
 // writeValidation writes r's review into its validation.md, when it has
 // one and the file does not say it already.
 func (s *Service) writeValidation(r requirement.Record) error {
 	if r.Review == nil {
 		return nil
 	}
-	file := validationFile(r.ID)
+	file, ok := reqstore.FileOf(r.ID, "validation.md")
+	if !ok {
+		return fmt.Errorf("%q is not a requirement id", r.ID)
+	}
 	old, err := s.cfg.Files.ReadInternal(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
