@@ -1,11 +1,11 @@
 package reqstore
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -143,15 +143,9 @@ func (s *Store) Passage(c requirement.Citation) (Passage, error) {
 func (s *Store) RefreshOutput(cov *output.Coverage) (recs []requirement.Record, hasOutput bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	data, err := s.files.ReadInternal(output.RequirementsFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	if err := json.Unmarshal(data, &recs); err != nil {
-		return nil, true, fmt.Errorf("%s: %v", output.RequirementsFile, err)
+	recs, hasOutput, err = s.readOutput()
+	if err != nil || !hasOutput {
+		return nil, hasOutput, err
 	}
 	recs, changed := s.withReviews(recs)
 	if !changed {
@@ -163,6 +157,22 @@ func (s *Store) RefreshOutput(cov *output.Coverage) (recs []requirement.Record, 
 	}
 	summary, _ := s.files.ReadInternal(output.SummaryFile)
 	return recs, true, s.write(recs, ch, noteOf(summary), cov)
+}
+
+// readOutput reads output/requirements.json; ok is false when the job
+// has none.
+func (s *Store) readOutput() (recs []requirement.Record, ok bool, err error) {
+	data, err := s.files.ReadInternal(output.RequirementsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if err := json.Unmarshal(data, &recs); err != nil {
+		return nil, true, fmt.Errorf("%s is not valid: %v", output.RequirementsFile, err)
+	}
+	return recs, true, nil
 }
 
 // WithReviews returns recs, records of the output, with the review and
@@ -180,20 +190,26 @@ func (s *Store) withReviews(recs []requirement.Record) ([]requirement.Record, bo
 	out := slices.Clone(recs)
 	changed := false
 	for i, r := range out {
-		saved, err := s.Get(r.ID)
-		if err != nil || saved.Review == nil && r.Review == nil {
-			continue
-		}
-		next := r
-		next.Title, next.Text, next.Type, next.Category, next.Priority, next.Review =
-			saved.Title, saved.Text, saved.Type, saved.Category, saved.Priority, saved.Review
-		a, _ := json.Marshal(r)
-		b, _ := json.Marshal(next)
-		if !bytes.Equal(a, b) {
+		if next, differs := s.withReview(r); differs {
 			out[i], changed = next, true
 		}
 	}
 	return out, changed
+}
+
+// withReview is r, a record of the output, with the review and the
+// reviewable fields of its saved requirement; differs says whether they
+// changed it.
+func (s *Store) withReview(r requirement.Record) (next requirement.Record, differs bool) {
+	saved, err := s.Get(r.ID)
+	if err != nil || saved.Review == nil && r.Review == nil {
+		return r, false
+	}
+	next = r
+	next.Title, next.Text, next.Type, next.Category, next.Priority, next.Review =
+		saved.Title, saved.Text, saved.Type, saved.Category, saved.Priority, saved.Review
+	return next, next.Title != r.Title || next.Text != r.Text || next.Type != r.Type || next.Category != r.Category ||
+		next.Priority != r.Priority || !reflect.DeepEqual(next.Review, r.Review)
 }
 
 // noteOf is the note withNote put above a summary: its first line, when
@@ -211,15 +227,9 @@ func noteOf(summary []byte) string {
 // output, the requirements saved so far. fromOutput says which; problems
 // name saved files that cannot be read.
 func (s *Store) Reviewable() (recs []requirement.Record, fromOutput bool, problems []string, err error) {
-	data, err := s.files.ReadInternal(output.RequirementsFile)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(data, &recs); err != nil {
-			return nil, false, nil, fmt.Errorf("%s is not valid: %v", output.RequirementsFile, err)
-		}
-		return s.WithReviews(recs), true, nil, nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, false, nil, err
+	recs, fromOutput, err = s.readOutput()
+	if err != nil || fromOutput {
+		return s.WithReviews(recs), fromOutput, nil, err
 	}
 	entries, err := s.List()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -233,4 +243,25 @@ func (s *Store) Reviewable() (recs []requirement.Record, fromOutput bool, proble
 		recs = append(recs, e.Record)
 	}
 	return recs, false, problems, nil
+}
+
+// ReviewableOne is requirement id as Reviewable gives it, read without
+// the others; ErrNotFound when it is not among them.
+func (s *Store) ReviewableOne(id string) (requirement.Record, error) {
+	recs, fromOutput, err := s.readOutput()
+	if err != nil {
+		return requirement.Record{}, err
+	}
+	if !fromOutput {
+		return s.Get(id)
+	}
+	for _, r := range recs {
+		if r.ID == id {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			rec, _ := s.withReview(r)
+			return rec, nil
+		}
+	}
+	return requirement.Record{}, fmt.Errorf("%w: %s is not among the requirements of the output", ErrNotFound, id)
 }

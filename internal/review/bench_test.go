@@ -91,3 +91,14 @@ func BenchmarkList(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDetail shows one requirement of 900 with its source passage.
+func BenchmarkDetail(b *testing.B) {
+	job := largeJob(b)
+	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now})
+	for b.Loop() {
+		if d, err := svc.Detail("REQ-450"); err != nil || len(d.Sources) != 1 || d.Sources[0].Problem != "" {
+			b.Fatal(err, d.Sources)
+		}
+	}
+}

@@ -60,6 +60,8 @@ type Item struct {
 	ReviewStatus string `json:"review_status"`
 }
 
+func itemOf(r requirement.Record) Item { return Item{Record: r, ReviewStatus: r.ReviewStatus()} }
+
 // Listing is every requirement under review.
 type Listing struct {
 	Job string `json:"job"`
@@ -109,7 +111,7 @@ func (s *Service) List() (Listing, error) {
 		Requirements: make([]Item, 0, len(recs)),
 	}
 	for _, r := range recs {
-		l.Requirements = append(l.Requirements, Item{Record: r, ReviewStatus: r.ReviewStatus()})
+		l.Requirements = append(l.Requirements, itemOf(r))
 	}
 	return l, nil
 }
@@ -143,7 +145,7 @@ func (s *Service) Detail(id string) (Detail, error) {
 	if err != nil {
 		return Detail{}, err
 	}
-	d := Detail{Item: Item{Record: rec, ReviewStatus: rec.ReviewStatus()}, Sources: []Source{}}
+	d := Detail{Item: itemOf(rec), Sources: []Source{}}
 	for _, c := range rec.Citations {
 		d.Sources = append(d.Sources, s.source(c))
 	}
@@ -152,16 +154,11 @@ func (s *Service) Detail(id string) (Detail, error) {
 
 // record is requirement id as the review shows it.
 func (s *Service) record(id string) (requirement.Record, error) {
-	recs, _, _, err := s.Records()
-	if err != nil {
-		return requirement.Record{}, err
+	rec, err := s.cfg.Store.ReviewableOne(id)
+	if errors.Is(err, reqstore.ErrNotFound) {
+		return rec, fmt.Errorf("%w: %s is not among the requirements of job '%s'", reqstore.ErrNotFound, id, s.cfg.JobID)
 	}
-	for _, r := range recs {
-		if r.ID == id {
-			return r, nil
-		}
-	}
-	return requirement.Record{}, fmt.Errorf("%w: %s is not among the requirements of job '%s'", reqstore.ErrNotFound, id, s.cfg.JobID)
+	return rec, err
 }
 
 func (s *Service) source(c requirement.Citation) Source {
@@ -213,7 +210,7 @@ func (s *Service) Decide(id string, d Decision) (Item, Progress, error) {
 			return Item{}, Progress{}, err
 		}
 	}
-	return Item{Record: rec, ReviewStatus: rec.ReviewStatus()}, requirement.TallyOf(recs), nil
+	return itemOf(rec), requirement.TallyOf(recs), nil
 }
 
 // apply makes decision d on r.
