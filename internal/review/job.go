@@ -1,6 +1,7 @@
 package review
 
 import (
+	"sync"
 	"time"
 
 	"creator/internal/jobview"
@@ -14,7 +15,9 @@ import (
 func ForJob(job *workspace.Job, reviewer string, now func() time.Time) *Service {
 	return New(Config{
 		JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: now, Reviewer: reviewer,
-		Coverage: func() (*output.Coverage, error) {
+		// Measured once: with the lock held nothing reads or cites chunks
+		// meanwhile, and decisions change neither citations nor chunks.
+		Coverage: sync.OnceValues(func() (*output.Coverage, error) {
 			info, err := job.Info()
 			if err != nil {
 				return nil, err
@@ -24,6 +27,6 @@ func ForJob(job *workspace.Job, reviewer string, now func() time.Time) *Service 
 				return nil, err
 			}
 			return rep.Summary(), nil
-		},
+		}),
 	})
 }
