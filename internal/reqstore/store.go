@@ -151,8 +151,8 @@ func tidy(draft requirement.Record) (requirement.Record, error) {
 	switch {
 	case rec.Title == "":
 		problems = append(problems, "title is empty")
-	case utf8.RuneCountInString(rec.Title) > 80:
-		problems = append(problems, fmt.Sprintf("title is %d characters long; keep it to 80", utf8.RuneCountInString(rec.Title)))
+	case utf8.RuneCountInString(rec.Title) > requirement.MaxTitleLength:
+		problems = append(problems, fmt.Sprintf("title is %d characters long; keep it to %d", utf8.RuneCountInString(rec.Title), requirement.MaxTitleLength))
 	}
 	if rec.Text == "" {
 		problems = append(problems, "text is empty")

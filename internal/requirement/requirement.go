@@ -146,6 +146,9 @@ type Citation struct {
 	Quote    string `json:"quote"`
 }
 
+// MaxTitleLength bounds a title, in characters (the schema's maxLength).
+const MaxTitleLength = 80
+
 // The allowed values of the enumerated fields.
 var (
 	Types      = []string{"obligation", "prohibition", "permission", "recommendation"}

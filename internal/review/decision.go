@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -35,8 +36,46 @@ func inputErrorf(format string, a ...any) error {
 	return &InputError{fmt.Sprintf(format, a...)}
 }
 
-// Editable are the fields a reviewer can change.
-var Editable = []string{"title", "text", "type", "category", "priority"}
+// editable are the fields a reviewer can change: where each stands in a
+// record and, for an enumerated field, the values it takes.
+var editable = []struct {
+	name    string
+	of      func(*requirement.Record) *string
+	allowed []string
+}{
+	{"title", func(r *requirement.Record) *string { return &r.Title }, nil},
+	{"text", func(r *requirement.Record) *string { return &r.Text }, nil},
+	{"type", func(r *requirement.Record) *string { return &r.Type }, requirement.Types},
+	{"category", func(r *requirement.Record) *string { return &r.Category }, requirement.Categories},
+	{"priority", func(r *requirement.Record) *string { return &r.Priority }, requirement.Priorities},
+}
+
+// Editable are the names of the fields a reviewer can change.
+var Editable = func() []string {
+	names := make([]string, len(editable))
+	for i, f := range editable {
+		names[i] = f.name
+	}
+	return names
+}()
+
+// field is the place of editable field name in r; nil for another name.
+func field(r *requirement.Record, name string) *string {
+	i := slices.Index(Editable, name)
+	if i < 0 {
+		return nil
+	}
+	return editable[i].of(r)
+}
+
+// allowedValues are the values of an enumerated editable field; nil for
+// free text and other names.
+func allowedValues(name string) []string {
+	if i := slices.Index(Editable, name); i >= 0 {
+		return editable[i].allowed
+	}
+	return nil
+}
 
 // maxNote bounds a note, in characters.
 const maxNote = 4000
@@ -81,7 +120,7 @@ func ParseDecision(r io.Reader) (Decision, error) {
 	if len(raw.Changes) > 0 {
 		d.Changes = map[string]string{}
 	}
-	for _, field := range sortedKeys(raw.Changes) {
+	for _, field := range slices.Sorted(maps.Keys(raw.Changes)) {
 		s, ok := raw.Changes[field].(string)
 		if !ok {
 			return d, inputErrorf("changes.%s must be a string", field)
@@ -108,11 +147,10 @@ func decisionName(s string) string {
 // enumValue reads the value of an enumerated field as people write it:
 // "High", "non-functional".
 func enumValue(field, s string) string {
-	switch field {
-	case "type", "category", "priority":
-		return strings.ReplaceAll(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_"), " ", "_")
+	if allowedValues(field) == nil {
+		return s
 	}
-	return s
+	return strings.ReplaceAll(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_"), " ", "_")
 }
 
 // check checks a decision on its own, before any file is read.
@@ -135,7 +173,7 @@ func (d Decision) check() error {
 	if len(d.Changes) == 0 {
 		return inputErrorf("an edit needs \"changes\": the new values of some of %s", strings.Join(Editable, ", "))
 	}
-	for _, field := range sortedKeys(d.Changes) {
+	for _, field := range slices.Sorted(maps.Keys(d.Changes)) {
 		if err := checkChange(field, d.Changes[field]); err != nil {
 			return err
 		}
@@ -146,35 +184,19 @@ func (d Decision) check() error {
 // checkChange checks one edited field's new value.
 func checkChange(field, value string) error {
 	value = strings.TrimSpace(value)
-	switch field {
-	case "quote", "quotes", "citation", "citations", "page", "chunk", "document":
+	switch {
+	case slices.Contains([]string{"quote", "quotes", "citation", "citations", "page", "chunk", "document"}, field):
 		return inputErrorf("the citations cannot be edited: a requirement's quote must stand verbatim in its source; reject the requirement if its citation is wrong")
-	case "title":
-		if value == "" {
-			return inputErrorf("changes.title is empty")
-		}
-		if n := utf8.RuneCountInString(value); n > 80 {
-			return inputErrorf("changes.title is %d characters long; keep it to 80", n)
-		}
-	case "text":
-		if value == "" {
-			return inputErrorf("changes.text is empty")
-		}
-	case "type":
-		return oneOf(field, value, requirement.Types)
-	case "category":
-		return oneOf(field, value, requirement.Categories)
-	case "priority":
-		return oneOf(field, value, requirement.Priorities)
-	default:
+	case !slices.Contains(Editable, field):
 		return inputErrorf("%q cannot be edited: the editable fields are %s", field, strings.Join(Editable, ", "))
-	}
-	return nil
-}
-
-func oneOf(field, value string, allowed []string) error {
-	if !slices.Contains(allowed, value) {
-		return inputErrorf("changes.%s is %q: use one of %s", field, value, strings.Join(allowed, ", "))
+	case allowedValues(field) != nil:
+		if allowed := allowedValues(field); !slices.Contains(allowed, value) {
+			return inputErrorf("changes.%s is %q: use one of %s", field, value, strings.Join(allowed, ", "))
+		}
+	case value == "":
+		return inputErrorf("changes.%s is empty", field)
+	case field == "title" && utf8.RuneCountInString(value) > requirement.MaxTitleLength:
+		return inputErrorf("changes.title is %d characters long; keep it to %d", utf8.RuneCountInString(value), requirement.MaxTitleLength)
 	}
 	return nil
 }
@@ -191,30 +213,4 @@ func jsonProblem(err error) string {
 		return fmt.Sprintf("unknown field %s; a decision has \"decision\", \"note\" and \"changes\"", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// field reads and sets a reviewable field of a record by its JSON name.
-func field(r *requirement.Record, name string) *string {
-	switch name {
-	case "title":
-		return &r.Title
-	case "text":
-		return &r.Text
-	case "type":
-		return &r.Type
-	case "category":
-		return &r.Category
-	case "priority":
-		return &r.Priority
-	}
-	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -222,7 +224,7 @@ func apply(r *requirement.Record, d Decision, by, at string) error {
 		}
 	}
 	edited := false
-	for _, name := range sortedKeys(d.Changes) {
+	for _, name := range slices.Sorted(maps.Keys(d.Changes)) {
 		value := strings.TrimSpace(d.Changes[name])
 		f := field(r, name)
 		if *f == value {
