@@ -152,3 +152,26 @@ func TestPartsAddUp(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCountDocument counts the text of NIST SP 800-53r3 (700,000
+// characters) as one piece and in parts at once.
+func BenchmarkCountDocument(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", "NIST.SP.800-53r3.ref.txt"))
+	if err != nil {
+		b.Skipf("corpus text not found (../shared/corpus): %v", err)
+	}
+	c, text := Default(), string(data)
+	want := c.countSerial(text)
+	b.Run("serial", func(b *testing.B) {
+		for b.Loop() {
+			c.countSerial(text)
+		}
+	})
+	b.Run("parts", func(b *testing.B) {
+		for b.Loop() {
+			if got := c.count(text); got != want {
+				b.Fatalf("%d tokens in parts, %d whole", got, want)
+			}
+		}
+	})
+}
