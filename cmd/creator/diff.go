@@ -68,5 +68,5 @@ func (o *diffOptions) source(id string) (export.Source, error) {
 		return export.Source{}, err
 	}
 	defer job.Close()
-	return export.Load(job.ID, job.ReadInternal)
+	return export.Load(job)
 }

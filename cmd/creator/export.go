@@ -10,7 +10,6 @@ import (
 	"creator/internal/atomicfile"
 	"creator/internal/export"
 	"creator/internal/humanize"
-	"creator/internal/reqstore"
 	"creator/internal/requirement"
 )
 
@@ -89,13 +88,10 @@ func runExport(o *exportOptions) error {
 		return err
 	}
 	defer job.Close()
-	src, err := export.Load(job.ID, job.ReadInternal)
+	src, err := export.Load(job)
 	if err != nil {
 		return err
 	}
-	// A decision whose refresh of the output was cut off is in the
-	// requirement's own record.
-	src.Records = reqstore.Open(job).WithReviews(src.Records)
 	if o.reviewedOnly {
 		var left requirement.Tally
 		src.Records, left = export.Approved(src.Records)

@@ -1,32 +1,30 @@
 package export
 
 import (
-	"encoding/json"
-	"fmt"
 	"slices"
 
 	"creator/internal/document"
-	"creator/internal/output"
+	"creator/internal/reqstore"
+	"creator/internal/requirement"
+	"creator/workspace"
 )
 
 // Load reads what an export of a job needs from its files: the validated
-// output/requirements.json and the sections its requirements stand in.
-func Load(id string, read func(string) ([]byte, error)) (Source, error) {
-	data, err := output.ReadValid(id, read)
+// output/requirements.json with the review decisions on its requirements
+// (reqstore.Store.Output) and the sections its requirements stand in.
+func Load(job *workspace.Job) (Source, error) {
+	recs, err := reqstore.Open(job).Output(job.ID)
 	if err != nil {
 		return Source{}, err
 	}
-	return sourceOf(id, data, read)
+	return sourceOf(job.ID, recs, job.ReadInternal)
 }
 
-// sourceOf reads what an export of a job needs: its records (data, the
-// content of output/requirements.json) and, when there is one, the chunk
-// manifest that gives their sections; read reads a file of the job.
-func sourceOf(id string, data []byte, read func(string) ([]byte, error)) (Source, error) {
-	src := Source{JobID: id}
-	if err := json.Unmarshal(data, &src.Records); err != nil {
-		return src, fmt.Errorf("%s: %w", output.RequirementsFile, err)
-	}
+// sourceOf reads what an export of a job's records needs: the chunk
+// manifest that gives their sections, when there is one; read reads a
+// file of the job.
+func sourceOf(id string, recs []requirement.Record, read func(string) ([]byte, error)) (Source, error) {
+	src := Source{JobID: id, Records: recs}
 	if m, err := read(document.ManifestFile); err == nil {
 		if src.Manifest, err = document.ParseManifest(m); err != nil {
 			return src, err

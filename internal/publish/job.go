@@ -2,13 +2,10 @@ package publish
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
-	"creator/internal/output"
 	"creator/internal/reqstore"
-	"creator/internal/requirement"
 	"creator/internal/telemetry"
 	"creator/workspace"
 )
@@ -34,7 +31,7 @@ func Job(ctx context.Context, job *workspace.Job, o JobOptions) (Result, error) 
 		return Result{}, fmt.Errorf("job '%s' is %s, not completed: publish it when it completes, or publish what it has with --partial",
 			job.ID, info.Status)
 	}
-	recs, err := records(job)
+	recs, err := reqstore.Open(job).Output(job.ID)
 	if err != nil {
 		return Result{}, err
 	}
@@ -49,18 +46,4 @@ func Job(ctx context.Context, job *workspace.Job, o JobOptions) (Result, error) 
 		return res, fmt.Errorf("published, but cannot record it in the job: %w", err)
 	}
 	return res, nil
-}
-
-// records reads and validates the job's output/requirements.json, with
-// every review decision on its requirements (reqstore.Store.WithReviews).
-func records(job *workspace.Job) ([]requirement.Record, error) {
-	data, err := output.ReadValid(job.ID, job.ReadInternal)
-	if err != nil {
-		return nil, err
-	}
-	var recs []requirement.Record
-	if err := json.Unmarshal(data, &recs); err != nil {
-		return nil, fmt.Errorf("job '%s': %s: %w", job.ID, output.RequirementsFile, err)
-	}
-	return reqstore.Open(job).WithReviews(recs), nil
 }

@@ -245,6 +245,21 @@ func (s *Store) Reviewable() (recs []requirement.Record, fromOutput bool, proble
 	return recs, false, problems, nil
 }
 
+// Output reads the job's output/requirements.json, checked against the
+// schema, with every review decision on its requirements (WithReviews);
+// jobID names the job in the errors.
+func (s *Store) Output(jobID string) ([]requirement.Record, error) {
+	data, err := output.ReadValid(jobID, s.files.ReadInternal)
+	if err != nil {
+		return nil, err
+	}
+	var recs []requirement.Record
+	if err := json.Unmarshal(data, &recs); err != nil {
+		return nil, fmt.Errorf("job '%s': %s: %w", jobID, output.RequirementsFile, err)
+	}
+	return s.WithReviews(recs), nil
+}
+
 // ReviewableOne is requirement id as Reviewable gives it, read without
 // the others; ErrNotFound when it is not among them.
 func (s *Store) ReviewableOne(id string) (requirement.Record, error) {
