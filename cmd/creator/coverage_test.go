@@ -71,7 +71,9 @@ func TestLazyModelCannotComplete(t *testing.T) {
 	}
 	// Less coverage accepted: the same model completes the job.
 	e2 := newJobEnv(t, fakellm.Lazy(testDoc, testQuote))
-	os.WriteFile(e2.doc, []byte(longPolicy()), 0o644)
+	if err := os.WriteFile(e2.doc, []byte(longPolicy()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if code, _, stderr := cli(t, e2.args("run", "--job", "some", "--min-coverage", "0.1", e2.doc)...); code != 0 {
 		t.Fatalf("--min-coverage 0.1: exit %d\n%s", code, stderr)
 	}

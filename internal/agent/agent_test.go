@@ -95,10 +95,11 @@ func (e *env) transcript(t *testing.T) []transcript.Record {
 	return recs
 }
 
-func TestSmallJobCompletes(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, fakellm.Script(fakellm.SmallJob(docName, quote)...))
-	out, err := e.agent(t).Start(context.Background(), llm.Message{Content: "Job a. Input: input/policy.txt"})
+// runSmallJob runs a on fakellm.SmallJob and checks that it completes
+// after 5 steps with that job's output.
+func (e *env) runSmallJob(t *testing.T, a *agent.Agent) {
+	t.Helper()
+	out, err := a.Start(context.Background(), llm.Message{Content: "Job a. Input: input/policy.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +109,12 @@ func TestSmallJobCompletes(t *testing.T) {
 	if got := e.file("output/requirements.json"); got != fakellm.SmallJobRequirements(docName, quote) {
 		t.Fatalf("output = %s", got)
 	}
+}
+
+func TestSmallJobCompletes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, fakellm.Script(fakellm.SmallJob(docName, quote)...))
+	e.runSmallJob(t, e.agent(t))
 	if !strings.Contains(e.file("progress.md"), "task 3 completed: Write the output") {
 		t.Fatalf("progress.md = %s", e.file("progress.md"))
 	}
@@ -536,16 +543,7 @@ func TestDeferredToolsRunByNameAndStaySent(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Tools = catalog
-	out, err := a.Start(context.Background(), llm.Message{Content: "Job a. Input: input/policy.txt"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Kind != agent.Completed || out.Totals.Steps != 5 {
-		t.Fatalf("outcome = %+v, want completed after 5 steps", out)
-	}
-	if got := e.file("output/requirements.json"); got != fakellm.SmallJobRequirements(docName, quote) {
-		t.Fatalf("output = %s", got)
-	}
+	e.runSmallJob(t, a)
 	reqs := e.srv.Requests()
 	if first := reqs[0].Tools; slices.Contains(first, "save_requirement") || !slices.Contains(first, tools.SearchToolsName) {
 		t.Fatalf("first request's tools = %v", first)

@@ -9,7 +9,6 @@ import (
 	"creator/internal/coverage"
 	"creator/internal/output"
 	"creator/planner"
-	"creator/workspace"
 )
 
 // Once the plan and the output are done, the coverage decides: a job whose
@@ -17,16 +16,7 @@ import (
 // uncovered chunks; a covered job is done.
 func TestCheckCoverage(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	doc := filepath.Join(dir, "d.txt")
-	if err := os.WriteFile(doc, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	job, err := workspace.Create(filepath.Join(dir, "ws"), workspace.CreateOptions{ID: "c", Inputs: []string{doc}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer job.Close()
+	job := newJob(t)
 	pl := planner.New(job, nil)
 	if _, err := pl.Write([]string{"Extract"}); err != nil {
 		t.Fatal(err)

@@ -10,16 +10,25 @@ import (
 	"creator/workspace"
 )
 
-func TestCheck(t *testing.T) {
-	t.Parallel()
+// newJob makes a job on a one-line document d.txt, closed when t ends.
+func newJob(t *testing.T) *workspace.Job {
+	t.Helper()
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "d.txt")
-	os.WriteFile(doc, []byte("x"), 0o644)
+	if err := os.WriteFile(doc, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	job, err := workspace.Create(filepath.Join(dir, "ws"), workspace.CreateOptions{ID: "c", Inputs: []string{doc}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer job.Close()
+	t.Cleanup(func() { job.Close() })
+	return job
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	job := newJob(t)
 	pl := planner.New(job, nil)
 	c := Checker{Planner: pl, Files: job}
 	missing := func(want ...string) {

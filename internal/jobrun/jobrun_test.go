@@ -44,8 +44,15 @@ func newJob(t *testing.T) *workspace.Job {
 	if err := os.WriteFile(doc, []byte(policy), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	job, err := workspace.Create(filepath.Join(dir, "ws"), workspace.CreateOptions{
-		ID: "t", Inputs: []string{doc}, Instructions: templates.Instructions, Model: offlinemodel.Name})
+	return lockedJob(t, filepath.Join(dir, "ws"), "t", doc)
+}
+
+// lockedJob makes job id on doc in the workspace root, locked as a run
+// locks it and closed when t ends.
+func lockedJob(t *testing.T, root, id, doc string) *workspace.Job {
+	t.Helper()
+	job, err := workspace.Create(root, workspace.CreateOptions{
+		ID: id, Inputs: []string{doc}, Instructions: templates.Instructions, Model: offlinemodel.Name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,15 +258,7 @@ func TestCheckedDocumentsAreExtractedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := workspace.Create(filepath.Join(t.TempDir(), "ws"), workspace.CreateOptions{
-		ID: "once", Inputs: []string{src}, Instructions: templates.Instructions, Model: offlinemodel.Name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { job.Close() })
-	if err := job.Lock(); err != nil {
-		t.Fatal(err)
-	}
+	job := lockedJob(t, filepath.Join(t.TempDir(), "ws"), "once", src)
 	cfg := config(job, nil, 200)
 	cfg.Extracted = extracted
 	out, err := jobrun.Run(context.Background(), cfg)

@@ -24,6 +24,9 @@ func TestEmbedClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(vecs) != len(texts) {
+		t.Fatalf("%d vectors for %d texts", len(vecs), len(texts))
+	}
 	for i, v := range vecs {
 		if !slices.Equal(v, fakellm.Embedding(texts[i])) {
 			t.Errorf("vector %d differs from the server's", i)

@@ -221,6 +221,13 @@ func tasks(marks string, texts ...string) []planner.Task {
 	return plan
 }
 
+// jobPlan is the plan of a job on p.pdf whose group task covers chunk_001
+// to last, each task marked as for tasks.
+func jobPlan(marks, last string) []planner.Task {
+	return tasks(marks, "Read instructions.md and look at input/", "Extract the text of p.pdf", "Split p.pdf into chunks", "Profile the documents in notes/document.md",
+		"Find and save the requirements in chunk_001 to "+last, "Build the output with finalize_output and check it")
+}
+
 // Tool results, before the agent fills in which call they answer.
 func result(text string, data any) llm.Message {
 	return llm.Message{Content: text, Data: llm.MessageData{Value: llm.ValueOf(data)}}
@@ -380,8 +387,7 @@ func finalizeRefused(t *testing.T, w wording) {
 func TestGroupWorkAndRecovery(t *testing.T) { bothWordings(t, groupWorkAndRecovery) }
 
 func groupWorkAndRecovery(t *testing.T, w wording) {
-	plan := tasks("xxxx  ", "Read instructions.md and look at input/", "Extract the text of p.pdf", "Split p.pdf into chunks", "Profile the documents in notes/document.md",
-		"Find and save the requirements in chunk_001 to chunk_002", "Build the output with finalize_output and check it")
+	plan := jobPlan("xxxx  ", "chunk_002")
 	// After a summary the plan is in the brief, the profile is not.
 	msgs := []llm.Message{w.first("p.pdf"), w.summary("", plan)}
 	r := ask(t, msgs)
@@ -412,8 +418,7 @@ func groupWorkAndRecovery(t *testing.T, w wording) {
 func TestRepeatAfterAnInterruptedCall(t *testing.T) { bothWordings(t, repeatAfterAnInterruptedCall) }
 
 func repeatAfterAnInterruptedCall(t *testing.T, w wording) {
-	plan := tasks("xxxx> ", "Read instructions.md and look at input/", "Extract the text of p.pdf", "Split p.pdf into chunks", "Profile the documents in notes/document.md",
-		"Find and save the requirements in chunk_001 to chunk_002", "Build the output with finalize_output and check it")
+	plan := jobPlan("xxxx> ", "chunk_002")
 	read := func() llm.Response {
 		return llm.Response{ToolCalls: []llm.ToolCall{call("read_file", map[string]any{"path": "chunks/chunk_001.md", "limit": 2000})}}
 	}
@@ -433,8 +438,7 @@ func repeatAfterAnInterruptedCall(t *testing.T, w wording) {
 func TestNoProgressStopsAtOnce(t *testing.T) { bothWordings(t, noProgressStopsAtOnce) }
 
 func noProgressStopsAtOnce(t *testing.T, w wording) {
-	plan := tasks("xxxx> ", "Read instructions.md and look at input/", "Extract the text of p.pdf", "Split p.pdf into chunks", "Profile the documents in notes/document.md",
-		"Find and save the requirements in chunk_001 to chunk_002", "Build the output with finalize_output and check it")
+	plan := jobPlan("xxxx> ", "chunk_002")
 	msgs := []llm.Message{w.first("p.pdf"), w.summary("", plan)}
 	unreadable := "# Document profile\n\n## p.pdf\n- Identifier: NIST SP 800-171\nRevision 1\n"
 	r := ask(t, msgs)
@@ -489,8 +493,7 @@ func summary(t *testing.T, w wording) {
 func TestRecoveryAfterAKill(t *testing.T) { bothWordings(t, recoveryAfterAKill) }
 
 func recoveryAfterAKill(t *testing.T, w wording) {
-	plan := tasks("xxxx  ", "Read instructions.md and look at input/", "Extract the text of p.pdf", "Split p.pdf into chunks", "Profile the documents in notes/document.md",
-		"Find and save the requirements in chunk_001 to chunk_003", "Build the output with finalize_output and check it")
+	plan := jobPlan("xxxx  ", "chunk_003")
 	chunk := func(n int) llm.Message {
 		return chunkFile(n, fmt.Sprintf("The operator must keep record %d for ten years.", n))
 	}

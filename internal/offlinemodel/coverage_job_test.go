@@ -49,8 +49,9 @@ func handbook() string {
 }
 
 // runHandbook runs a whole job on the handbook with model and returns its
-// coverage and the reasons of the chunks declared empty.
-func runHandbook(t *testing.T, model llm.Model, cm compaction.Config) (coverage.Report, map[string]string) {
+// coverage, the reasons of the chunks declared empty and what context
+// management did.
+func runHandbook(t *testing.T, model llm.Model, cm compaction.Config) (coverage.Report, map[string]string, compaction.Stats) {
 	t.Helper()
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "handbook.txt")
@@ -85,14 +86,14 @@ func runHandbook(t *testing.T, model llm.Model, cm compaction.Config) (coverage.
 		reasons[e.ID] = e.Reason
 	}
 	t.Logf("%s in %d steps; declared empty: %v", r, out.Agent.Totals.Steps, reasons)
-	return r, reasons
+	return r, reasons, out.Context
 }
 
 // A whole job on a document with chunks that hold no requirement
 // completes, each of those chunks declared empty with what it is.
 func TestJobCoversChunksWithoutRequirements(t *testing.T) {
 	t.Parallel()
-	r, reasons := runHandbook(t, offlinemodel.New(), compaction.Config{})
+	r, reasons, _ := runHandbook(t, offlinemodel.New(), compaction.Config{})
 	if r.Uncovered != 0 || r.Chunks < 4 || r.Cited == 0 {
 		t.Fatalf("coverage %s: %s", r, r.Missing(10))
 	}
@@ -144,14 +145,17 @@ func TestJobCoversWhatTheOutputLeftUncovered(t *testing.T) {
 		"tight":   {ContextWindow: 20000, SummarizeAt: 6000, ClearAt: 3000, KeepToolResults: 1},
 	} {
 		t.Run(name, func(t *testing.T) {
-			want, wantReasons := runHandbook(t, offlinemodel.New(), cm)
+			want, wantReasons, _ := runHandbook(t, offlinemodel.New(), cm)
 			model := &forgetful{Model: offlinemodel.New()}
-			got, reasons := runHandbook(t, model, cm)
+			got, reasons, stats := runHandbook(t, model, cm)
 			if model.removed == 0 {
 				t.Fatal("no declaration was left out: the output left nothing uncovered to work through")
 			}
 			if got.Uncovered != 0 || got.Cited != want.Cited || !reflect.DeepEqual(reasons, wantReasons) {
 				t.Fatalf("coverage %s, %d cited, declared empty %v; want %d cited, %v", got, got.Cited, reasons, want.Cited, wantReasons)
+			}
+			if cm.ContextWindow > 0 && (stats.Clearings == 0 || stats.Summaries == 0) {
+				t.Fatalf("context management %+v: the tight run must clear and summarise", stats)
 			}
 		})
 	}

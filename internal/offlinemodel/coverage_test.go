@@ -80,8 +80,7 @@ var (
 // groupPlan is a plan whose group task covers chunk_001 to chunk_003, in
 // progress.
 func groupPlan() []planner.Task {
-	return tasks("xxxx> ", "Read instructions.md and look at input/", "Extract the text of p.pdf", "Split p.pdf into chunks", "Profile the documents in notes/document.md",
-		"Find and save the requirements in chunk_001 to chunk_003", "Build the output with finalize_output and check it")
+	return jobPlan("xxxx> ", "chunk_003")
 }
 
 // A chunk that holds no requirement is declared empty, in the answer that
@@ -196,8 +195,7 @@ func refusedChunkDeclared(t *testing.T, w wording) {
 
 // finalizePlan is a plan with every task done but building the output.
 func finalizePlan() []planner.Task {
-	return tasks("xxxxx>", "Read instructions.md and look at input/", "Extract the text of p.pdf", "Split p.pdf into chunks", "Profile the documents in notes/document.md",
-		"Find and save the requirements in chunk_001 to chunk_003", "Build the output with finalize_output and check it")
+	return jobPlan("xxxxx>", "chunk_003")
 }
 
 func finalized(uncovered ...tools.UncoveredChunk) llm.Message {

@@ -61,6 +61,19 @@ func cite(chunk, quote string) requirement.Citation {
 	return requirement.Citation{Document: "policy.pdf", Chunk: chunk, Quote: quote}
 }
 
+// savedInvoices opens a store on a job with chunks and saves one
+// requirement in it, REQ-001 on the invoices.
+func savedInvoices(t *testing.T) (*workspace.Job, *Store, Saved) {
+	t.Helper()
+	job := newJob(t, true)
+	s := Open(job)
+	saved, err := s.Save(draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years.")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job, s, saved
+}
+
 func folders(t *testing.T, job *workspace.Job) []string {
 	t.Helper()
 	names, err := job.Names("requirements")
@@ -203,12 +216,7 @@ func TestIDsAfterACutOffSave(t *testing.T) {
 // behind the store's back.
 func TestIndexFollowsTheFolders(t *testing.T) {
 	t.Parallel()
-	job := newJob(t, true)
-	s := Open(job)
-	first, err := s.Save(draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years.")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	job, s, first := savedInvoices(t)
 	os.RemoveAll(filepath.Join(job.Dir, "requirements", "req_001"))
 	again, err := s.Save(first.Record)
 	if err != nil || again.Duplicate || again.ID != "REQ-001" {
@@ -231,12 +239,7 @@ func TestIndexFollowsTheFolders(t *testing.T) {
 
 func TestList(t *testing.T) {
 	t.Parallel()
-	job := newJob(t, true)
-	s := Open(job)
-	saved, err := s.Save(draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years.")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	job, s, saved := savedInvoices(t)
 	job.WriteFile("requirements/req_002/draft.md", []byte("drafting"))
 	job.WriteFile("requirements/req_003/final.json", []byte("{not json"))
 	job.WriteFile("requirements/notes.md", []byte("not a requirement"))
@@ -256,12 +259,7 @@ func TestList(t *testing.T) {
 // a duplicate: saving it again writes it anew.
 func TestDuplicateOfARemovedFile(t *testing.T) {
 	t.Parallel()
-	job := newJob(t, true)
-	s := Open(job)
-	first, err := s.Save(draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years.")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	job, s, first := savedInvoices(t)
 	if err := os.Remove(filepath.Join(job.Dir, "requirements", "req_001", "final.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -282,12 +280,7 @@ func TestDuplicateOfARemovedFile(t *testing.T) {
 // follows them all the same.
 func TestIndexFollowsAFolderReplaced(t *testing.T) {
 	t.Parallel()
-	job := newJob(t, true)
-	s := Open(job)
-	first, err := s.Save(draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years.")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	job, s, first := savedInvoices(t)
 	os.RemoveAll(filepath.Join(job.Dir, "requirements", "req_001"))
 	os.MkdirAll(filepath.Join(job.Dir, "requirements", "req_007"), 0o755)
 	os.WriteFile(filepath.Join(job.Dir, "requirements", "req_007", "draft.md"), []byte("draft"), 0o644)
