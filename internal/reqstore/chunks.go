@@ -1,6 +1,7 @@
 package reqstore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,15 +16,26 @@ import (
 var errNoChunks = errors.New("there are no chunks yet: split the document with chunk_document first")
 
 // chunks gives access to the chunk files of the job, each read and
-// normalised once.
+// normalised once per operation. A store keeps its chunks from one
+// operation to the next (reload): the manifest is parsed again and a
+// chunk normalised again only when its file changed.
 type chunks struct {
-	files  FS
-	man    document.Manifest
-	bodies map[string]string
-	norm   map[string]requirement.Normalized
+	files   FS
+	manData []byte // the manifest file man was parsed from
+	man     document.Manifest
+	read    map[string]bool   // chunks whose file this operation has read
+	raw     map[string]string // chunk file each body was taken from, by id
+	bodies  map[string]string
+	norm    map[string]requirement.Normalized
 }
 
 func loadChunks(files FS) (*chunks, error) {
+	return (*chunks)(nil).reload(files)
+}
+
+// reload is loadChunks for the next operation, reusing what c (nil: none)
+// parsed and normalised of files that have not changed since.
+func (c *chunks) reload(files FS) (*chunks, error) {
 	data, err := files.ReadInternal(document.ManifestFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errNoChunks
@@ -31,11 +43,20 @@ func loadChunks(files FS) (*chunks, error) {
 	if err != nil {
 		return nil, err
 	}
-	man, err := document.ParseManifest(data)
-	if err != nil {
+	next := &chunks{files: files, manData: data, read: map[string]bool{}}
+	if c != nil {
+		next.raw, next.bodies, next.norm = c.raw, c.bodies, c.norm
+	} else {
+		next.raw, next.bodies, next.norm = map[string]string{}, map[string]string{}, map[string]requirement.Normalized{}
+	}
+	if c != nil && bytes.Equal(c.manData, data) {
+		next.man = c.man
+		return next, nil
+	}
+	if next.man, err = document.ParseManifest(data); err != nil {
 		return nil, err
 	}
-	return &chunks{files: files, man: man, bodies: map[string]string{}, norm: map[string]requirement.Normalized{}}, nil
+	return next, nil
 }
 
 // find looks for a quote in the body of chunk id (requirement.Find).
@@ -53,16 +74,20 @@ func (c *chunks) body(id string) (document.ManifestChunk, string, error) {
 	if !ok {
 		return mc, "", c.unknown(id)
 	}
-	if b, ok := c.bodies[id]; ok {
-		return mc, b, nil
+	if c.read[id] {
+		return mc, c.bodies[id], nil
 	}
 	data, err := c.files.ReadInternal(mc.File)
 	if err != nil {
 		return mc, "", fmt.Errorf("cannot read %s: %v", mc.File, err)
 	}
-	b := document.ChunkBody(string(data))
-	c.bodies[id] = b
-	return mc, b, nil
+	if raw, ok := c.raw[id]; !ok || raw != string(data) {
+		c.raw[id] = string(data)
+		c.bodies[id] = document.ChunkBody(c.raw[id])
+		delete(c.norm, id)
+	}
+	c.read[id] = true
+	return mc, c.bodies[id], nil
 }
 
 func (c *chunks) unknown(id string) error {

@@ -112,7 +112,7 @@ func (r Result) String() string {
 func (s *Store) Finalize(partialNote string, cov *output.Coverage) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ch, err := loadChunks(s.files)
+	ch, err := s.loadChunks()
 	if err != nil {
 		return Result{}, err
 	}

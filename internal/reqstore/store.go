@@ -42,6 +42,8 @@ type Store struct {
 	index   map[string]Ref // dedup key → requirement
 	folders []string
 	maxN    int
+	// chunks are those of the last check, reloaded for the next.
+	chunks *chunks
 }
 
 // Open returns the store of the requirements kept in files.
@@ -182,7 +184,7 @@ func tidy(draft requirement.Record) (requirement.Record, error) {
 // checkCitations checks the citations of rec against the chunks and
 // replaces them with their stored form.
 func (s *Store) checkCitations(rec *requirement.Record) ([]Correction, error) {
-	ch, err := loadChunks(s.files)
+	ch, err := s.loadChunks()
 	if err != nil {
 		return nil, err
 	}
@@ -201,6 +203,16 @@ func (s *Store) checkCitations(rec *requirement.Record) ([]Correction, error) {
 		rec.Citations = append(rec.Citations, cit)
 	}
 	return corrections, nil
+}
+
+// loadChunks loads the chunks for an operation, reusing what the last one
+// read of files that did not change; s.mu is held.
+func (s *Store) loadChunks() (*chunks, error) {
+	ch, err := s.chunks.reload(s.files)
+	if err == nil {
+		s.chunks = ch
+	}
+	return ch, err
 }
 
 // findDuplicate returns the saved requirement that rec repeats: the same
