@@ -11,14 +11,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"creator/internal/offlinemodel"
-	"creator/internal/output"
 	"creator/internal/reqstore"
 	"creator/internal/requirement"
 	"creator/internal/telemetry"
@@ -65,21 +63,11 @@ type View struct {
 	Error     string       `json:"error,omitempty"`
 }
 
-// reviewOf counts the decisions on a job's requirements under review:
-// those of the output (store.Reviewable) or, before there is one, the
-// saved ones, which saved (read by store.List, listErr its error) holds.
-func reviewOf(dir string, store *reqstore.Store, saved []reqstore.Entry, listErr error) *requirement.Tally {
-	var recs []requirement.Record
-	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(output.RequirementsFile))); errors.Is(err, fs.ErrNotExist) && listErr == nil {
-		for _, e := range saved {
-			if e.Err == nil {
-				recs = append(recs, e.Record)
-			}
-		}
-	} else if recs, _, _, err = store.Reviewable(); err != nil {
-		return nil
-	}
-	if len(recs) == 0 {
+// reviewOf counts the decisions on a job's requirements under review;
+// saved and listErr are what store.List gave.
+func reviewOf(store *reqstore.Store, saved []reqstore.Entry, listErr error) *requirement.Tally {
+	recs, _, _, err := store.ReviewableOf(saved, listErr)
+	if err != nil || len(recs) == 0 {
 		return nil
 	}
 	t := requirement.TallyOf(recs)
@@ -184,7 +172,7 @@ func Of(j *workspace.Job, withTasks bool) View {
 	store := reqstore.Open(j)
 	saved, err := store.List()
 	v.Requirements = countSaved(j.Dir, saved, err)
-	v.Review = reviewOf(j.Dir, store, saved, err)
+	v.Review = reviewOf(store, saved, err)
 	if err == nil {
 		if r, err := coverageOf(j, info, saved); err == nil {
 			v.Coverage = &r

@@ -227,11 +227,23 @@ func noteOf(summary []byte) string {
 // output, the requirements saved so far. fromOutput says which; problems
 // name saved files that cannot be read.
 func (s *Store) Reviewable() (recs []requirement.Record, fromOutput bool, problems []string, err error) {
+	return s.reviewable(s.List)
+}
+
+// ReviewableOf is Reviewable with the saved requirements as List gave
+// them (saved, listErr), for a caller that has read them already.
+func (s *Store) ReviewableOf(saved []Entry, listErr error) (recs []requirement.Record, fromOutput bool, problems []string, err error) {
+	return s.reviewable(func() ([]Entry, error) { return saved, listErr })
+}
+
+// reviewable is Reviewable; list lists the saved requirements, needed
+// only before the job has an output.
+func (s *Store) reviewable(list func() ([]Entry, error)) (recs []requirement.Record, fromOutput bool, problems []string, err error) {
 	recs, fromOutput, err = s.readOutput()
 	if err != nil || fromOutput {
 		return s.WithReviews(recs), fromOutput, nil, err
 	}
-	entries, err := s.List()
+	entries, err := list()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil, err
 	}
