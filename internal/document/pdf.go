@@ -197,28 +197,25 @@ func newObjectCache() *objectCache {
 // key is v.Key(name), read from the cache when it refers to an object
 // read before.
 func (c *objectCache) key(v pdf.Value, name string) pdf.Value {
-	id, ok := refOf(entryOf(v, name))
-	if !ok {
-		return v.Key(name)
-	}
-	if x, hit := c.objects[id]; hit {
-		return x
-	}
-	x := v.Key(name)
-	c.objects[id] = x
-	return x
+	return c.read(entryOf(v, name), func() pdf.Value { return v.Key(name) })
 }
 
 // index is v.Index(i), read from the cache like key.
 func (c *objectCache) index(v pdf.Value, i int) pdf.Value {
-	id, ok := refOf(elementOf(v, i))
+	return c.read(elementOf(v, i), func() pdf.Value { return v.Index(i) })
+}
+
+// read is the object the unresolved entry e refers to: from the cache, or
+// resolved by resolve and kept. A direct value is resolved every time.
+func (c *objectCache) read(e reflect.Value, resolve func() pdf.Value) pdf.Value {
+	id, ok := refOf(e)
 	if !ok {
-		return v.Index(i)
+		return resolve()
 	}
 	if x, hit := c.objects[id]; hit {
 		return x
 	}
-	x := v.Index(i)
+	x := resolve()
 	c.objects[id] = x
 	return x
 }
