@@ -236,12 +236,8 @@ func (c *objectCache) resources(page pdf.Value) pdf.Value {
 // or of the object a direct value is part of. ok is false for values that
 // are not part of one.
 func objectID(v pdf.Value) (id uint64, ok bool) {
-	ptr := reflect.ValueOf(v).FieldByName("ptr")
-	if !ptr.IsValid() || ptr.NumField() < 2 {
-		return 0, false
-	}
-	num, gen := ptr.Field(0).Uint(), ptr.Field(1).Uint()
-	return num<<16 | gen, num != 0
+	id, ok = refOf(reflect.ValueOf(v).FieldByName("ptr"))
+	return id, ok && id>>16 != 0 // object number 0: not part of an object
 }
 
 // entryOf is the unresolved entry name of a dictionary or of a stream's
