@@ -54,11 +54,13 @@ func (c *Cache) Extract(path string) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Kept only if the file did not change while it was read: the text
+	// must be that of the bytes it is found by. (Hashed outside the lock,
+	// which other extractions need only for the map.)
+	after, ok := c.hash(path)
 	c.mu.Lock()
 	c.extracted++
-	// Kept only if the file did not change while it was read: the text
-	// must be that of the bytes it is found by.
-	if after, ok := c.hash(path); ok && after == before {
+	if ok && after == before {
 		c.docs[key] = doc
 	}
 	c.mu.Unlock()

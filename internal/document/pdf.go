@@ -36,34 +36,19 @@ func readPDF(r io.ReaderAt, size int64, workers int) (pages [][]string, unmapped
 	pages = make([][]string, len(list))
 	counts := make([]int, len(list))
 	failures := make([]any, len(list))
-	read := func(w *pageWorker, i int) {
-		defer func() { failures[i] = recover() }()
-		pages[i], counts[i] = w.read(list[i])
-	}
 	// The library's reader only reads once it is open, and os.File's ReadAt
 	// may be called at once from several goroutines; each worker keeps its
 	// own objects and fonts. A page's text depends on nothing read for
 	// other pages, so the order in which workers take pages does not matter.
-	if workers = min(workers, len(list)); workers <= 1 {
-		for i := range list {
-			read(first, i)
-		}
-	} else {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for k := range workers {
-			w := first
-			if k > 0 {
-				w = &pageWorker{objects: newObjectCache()}
-			}
-			wg.Go(func() {
-				for i := int(next.Add(1) - 1); i < len(list); i = int(next.Add(1) - 1) {
-					read(w, i)
-				}
-			})
-		}
-		wg.Wait()
+	ws := make([]*pageWorker, max(1, min(workers, len(list))))
+	ws[0] = first
+	for k := 1; k < len(ws); k++ {
+		ws[k] = &pageWorker{objects: newObjectCache()}
 	}
+	inParallel(len(list), len(ws), func(w, i int) {
+		defer func() { failures[i] = recover() }()
+		pages[i], counts[i] = ws[w].read(list[i])
+	})
 	for i, v := range failures {
 		if v != nil {
 			return nil, 0, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
@@ -148,26 +133,39 @@ func readKids(objects *objectCache, kids pdf.Value, workers int) (values []pdf.V
 		}
 		return values, failures
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for k := int(next.Add(1) - 1); k < len(missing); k = int(next.Add(1) - 1) {
-				func() {
-					i := missing[k]
-					defer func() { failures[i] = recover() }()
-					values[i] = kids.Index(i)
-				}()
-			}
-		})
-	}
-	wg.Wait()
+	inParallel(len(missing), workers, func(_, k int) {
+		i := missing[k]
+		defer func() { failures[i] = recover() }()
+		values[i] = kids.Index(i)
+	})
 	for _, i := range missing {
 		if id, ok := refOf(elementOf(kids, i)); ok && failures[i] == nil {
 			objects.objects[id] = values[i]
 		}
 	}
 	return values, failures
+}
+
+// inParallel calls f(w, i) for every i below n, on up to workers
+// goroutines that take the next i as they finish one; w numbers the
+// goroutine, from 0. One worker calls f in order, on this goroutine.
+func inParallel(n, workers int, f func(w, i int)) {
+	if workers = min(workers, n); workers <= 1 {
+		for i := range n {
+			f(0, i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(w, i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // readPage collects the glyphs of a page; a page damaged part of the way
@@ -197,28 +195,25 @@ func newObjectCache() *objectCache {
 // key is v.Key(name), read from the cache when it refers to an object
 // read before.
 func (c *objectCache) key(v pdf.Value, name string) pdf.Value {
-	id, ok := refOf(entryOf(v, name))
-	if !ok {
-		return v.Key(name)
-	}
-	if x, hit := c.objects[id]; hit {
-		return x
-	}
-	x := v.Key(name)
-	c.objects[id] = x
-	return x
+	return c.read(entryOf(v, name), func() pdf.Value { return v.Key(name) })
 }
 
 // index is v.Index(i), read from the cache like key.
 func (c *objectCache) index(v pdf.Value, i int) pdf.Value {
-	id, ok := refOf(elementOf(v, i))
+	return c.read(elementOf(v, i), func() pdf.Value { return v.Index(i) })
+}
+
+// read is the object the unresolved entry e refers to: from the cache, or
+// resolved by resolve and kept. A direct value is resolved every time.
+func (c *objectCache) read(e reflect.Value, resolve func() pdf.Value) pdf.Value {
+	id, ok := refOf(e)
 	if !ok {
-		return v.Index(i)
+		return resolve()
 	}
 	if x, hit := c.objects[id]; hit {
 		return x
 	}
-	x := v.Index(i)
+	x := resolve()
 	c.objects[id] = x
 	return x
 }
@@ -241,12 +236,8 @@ func (c *objectCache) resources(page pdf.Value) pdf.Value {
 // or of the object a direct value is part of. ok is false for values that
 // are not part of one.
 func objectID(v pdf.Value) (id uint64, ok bool) {
-	ptr := reflect.ValueOf(v).FieldByName("ptr")
-	if !ptr.IsValid() || ptr.NumField() < 2 {
-		return 0, false
-	}
-	num, gen := ptr.Field(0).Uint(), ptr.Field(1).Uint()
-	return num<<16 | gen, num != 0
+	id, ok = refOf(reflect.ValueOf(v).FieldByName("ptr"))
+	return id, ok && id>>16 != 0 // object number 0: not part of an object
 }
 
 // entryOf is the unresolved entry name of a dictionary or of a stream's

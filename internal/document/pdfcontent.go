@@ -1,7 +1,7 @@
 package document
 
 import (
-	"errors"
+	"bytes"
 	"io"
 	"strconv"
 	"strings"
@@ -28,36 +28,16 @@ func readContent(v pdf.Value, buf *[]byte) string {
 			streams = append(streams, v.Index(i).Reader())
 		}
 	}
-	b := (*buf)[:0]
+	b := bytes.NewBuffer((*buf)[:0])
 	for _, s := range streams {
-		var err error
-		if b, err = appendAll(b, s, maxContentBytes); err != nil {
+		// Reaching the limit ends the content, as a stream that cannot be
+		// read to its end does.
+		if _, err := b.ReadFrom(io.LimitReader(s, int64(maxContentBytes-b.Len()))); err != nil || b.Len() >= maxContentBytes {
 			break
 		}
 	}
-	*buf = b
-	return string(b)
-}
-
-// appendAll appends what r gives to b, up to limit bytes in all; reaching
-// the limit is an error.
-func appendAll(b []byte, r io.Reader, limit int) ([]byte, error) {
-	for {
-		if len(b) >= limit {
-			return b, errors.New("content too large")
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):min(cap(b), limit)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
+	*buf = b.Bytes()
+	return b.String()
 }
 
 // operandKind is what an operand of a content stream operator is.

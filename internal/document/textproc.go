@@ -2,6 +2,7 @@ package document
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -84,18 +85,16 @@ func runningKey(s string) string {
 type pageLines struct {
 	lines  []string
 	number []bool // a bare page number
+	text   []int  // the lines with text
 	idx    []int  // the lines with text that are not page numbers
 	keys   []string
 	keyed  []bool
 }
 
 func newPageLines(lines []string) *pageLines {
-	pl := &pageLines{lines: lines, number: make([]bool, len(lines)), keys: make([]string, len(lines)), keyed: make([]bool, len(lines))}
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		if pl.number[i] = isPageNumber(l); !pl.number[i] {
+	pl := &pageLines{lines: lines, number: make([]bool, len(lines)), text: nonEmpty(lines), keys: make([]string, len(lines)), keyed: make([]bool, len(lines))}
+	for _, i := range pl.text {
+		if pl.number[i] = isPageNumber(lines[i]); !pl.number[i] {
 			pl.idx = append(pl.idx, i)
 		}
 	}
@@ -168,7 +167,7 @@ func removeRunningLines(pages [][]string) (running map[string]bool, removed int)
 		pl := all[p]
 		drop := map[int]bool{}
 		for i := range lines {
-			if pl.number[i] && inZone(lines, i) {
+			if pl.number[i] && pl.inZone(i) {
 				drop[i] = true
 				running[pl.key(i)] = true
 			}
@@ -204,14 +203,9 @@ type zoned struct {
 }
 
 // inZone reports whether line i is among the first or last lines of a page.
-func inZone(lines []string, i int) bool {
-	idx := nonEmpty(lines)
-	for k, j := range idx {
-		if j == i {
-			return k < runningZone || k >= len(idx)-runningZone
-		}
-	}
-	return false
+func (pl *pageLines) inZone(i int) bool {
+	k, found := slices.BinarySearch(pl.text, i)
+	return found && (k < runningZone || k >= len(pl.text)-runningZone)
 }
 
 func runsAnywhere(top bool, key string, runs func(zoned) bool) bool {
