@@ -86,7 +86,7 @@ func (s *Files) WriteFile(p string, data []byte) (WriteResult, error) {
 	case err != nil:
 		return res, describe(p, err)
 	}
-	if _, err := atomicfile.WriteIn(s.root, rel, bytes.NewReader(data), 0o644); err != nil {
+	if _, err := atomicfile.WriteIn(s.root, rel, bytes.NewReader(redact(s.redactor, rel, data)), 0o644); err != nil {
 		return res, describe(p, err)
 	}
 	s.changes.changed(rel)

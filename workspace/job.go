@@ -23,6 +23,7 @@ import (
 
 	"creator/internal/atomicfile"
 	"creator/internal/humanize"
+	"creator/internal/secret"
 )
 
 // Status is the state of a job as recorded in job.json.
@@ -143,8 +144,9 @@ type Job struct {
 	*State
 	*Locker
 
-	root    *os.Root
-	changes *changes
+	root     *os.Root
+	changes  *changes
+	redactor *secret.Redactor
 }
 
 // Files is the job folder as the agent's tools see it: every path is
@@ -156,15 +158,17 @@ type Files struct {
 	// MaxWriteBytes bounds one write by a tool.
 	MaxWriteBytes int64
 
-	root    *os.Root
-	changes *changes
+	root     *os.Root
+	changes  *changes
+	redactor *secret.Redactor
 }
 
 // Internal is the program's own access to the job's files, without the
 // tools' protections: plan.json, .agent/…, the extracted text.
 type Internal struct {
-	root    *os.Root
-	changes *changes
+	root     *os.Root
+	changes  *changes
+	redactor *secret.Redactor
 }
 
 // State is the job's record, .agent/job.json.
@@ -415,10 +419,10 @@ func open(root, id string, now func() time.Time) (*Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open job '%s': %w", id, err)
 	}
-	ch := &changes{}
-	internal := &Internal{root: r, changes: ch}
-	j := &Job{ID: id, Dir: real, root: r, changes: ch,
-		Files:    &Files{Dir: real, MaxWriteBytes: DefaultMaxWriteBytes, root: r, changes: ch},
+	ch, red := &changes{}, &secret.Redactor{}
+	internal := &Internal{root: r, changes: ch, redactor: red}
+	j := &Job{ID: id, Dir: real, root: r, changes: ch, redactor: red,
+		Files:    &Files{Dir: real, MaxWriteBytes: DefaultMaxWriteBytes, root: r, changes: ch, redactor: red},
 		Internal: internal,
 		State:    &State{id: id, internal: internal, now: now},
 	}
@@ -519,7 +523,7 @@ func (in *Internal) ReadInternal(rel string) ([]byte, error) {
 // WriteInternal atomically replaces a file of the job without the tools'
 // protections; for the program's own files (plan.json, .agent/…, extracted text).
 func (in *Internal) WriteInternal(rel string, data []byte) error {
-	if _, err := atomicfile.WriteIn(in.root, rel, bytes.NewReader(data), 0o644); err != nil {
+	if _, err := atomicfile.WriteIn(in.root, rel, bytes.NewReader(redact(in.redactor, rel, data)), 0o644); err != nil {
 		return err
 	}
 	in.changes.changed(rel)
@@ -537,7 +541,7 @@ func (in *Internal) AppendInternal(rel string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	_, err = f.Write(redact(in.redactor, rel, data))
 	if err == nil {
 		err = f.Sync()
 	}

@@ -13,6 +13,7 @@ import (
 	"creator/internal/jobrun"
 	"creator/internal/llm"
 	"creator/internal/progress"
+	"creator/internal/secret"
 	"creator/internal/tokens"
 	"creator/internal/transcript"
 	"creator/templates"
@@ -167,6 +168,13 @@ func (o *runOptions) checkContextFlags() error {
 // job. extracted are the documents checked before the job was made; nil
 // when resuming.
 func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoice, recs []transcript.Record, extracted *document.Cache) error {
+	// A server that echoes the key, or a model that repeats it, must not
+	// get it onto the terminal (a log pasted into a bug report) or written
+	// under the job.
+	var keys secret.Redactor
+	keys.Set(m.apiKey)
+	o.streams.ErrOut = keys.Writer(o.streams.ErrOut)
+	job.Redact(m.apiKey)
 	if m.auto && !o.quiet {
 		fmt.Fprintln(o.streams.ErrOut, "creator: no model configured; using the built-in offline model (rules, no LLM). For an LLM give --model and --base-url, or set CREATOR_MODEL and CREATOR_BASE_URL.")
 	}

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -198,7 +197,7 @@ func Run(ctx context.Context, cfg Config) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	events, err := os.OpenFile(filepath.Join(r.job.Dir, filepath.FromSlash(telemetry.File)), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	events, err := r.job.OpenLog(telemetry.File)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("cannot open the job's events file: %w", err)
 	}

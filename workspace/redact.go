@@ -1,0 +1,58 @@
+package workspace
+
+import (
+	"io"
+	"os"
+	"path"
+	"strings"
+
+	"creator/internal/secret"
+)
+
+// Redact makes every later write under the job replace each secret (the
+// model server's API key), and any Authorization value, with
+// secret.Redacted: a server that echoes the key in an error message, or a
+// model that repeats it, must not get it written to disk. The documents'
+// own text (the copies in input/ and the chunks) is never changed: citations
+// quote it. Secrets shorter than secret.MinLength are left alone.
+func (j *Job) Redact(secrets ...string) { j.redactor.Set(secrets...) }
+
+// redact returns what is written to rel.
+func redact(r *secret.Redactor, rel string, data []byte) []byte {
+	top, _, _ := strings.Cut(path.Clean(rel), "/")
+	if top == "input" || top == "chunks" {
+		return data
+	}
+	return r.Apply(data)
+}
+
+// OpenLog opens a log file of the job for appending (created when
+// missing). What is written to it is redacted like every other write; it
+// is not flushed to disk per write, for logs written often.
+func (in *Internal) OpenLog(rel string) (io.WriteCloser, error) {
+	if dir := path.Dir(rel); dir != "." {
+		if err := in.root.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	f, err := in.root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &logFile{f: f, rel: rel, redactor: in.redactor}, nil
+}
+
+type logFile struct {
+	f        *os.File
+	rel      string
+	redactor *secret.Redactor
+}
+
+func (l *logFile) Write(p []byte) (int, error) {
+	if _, err := l.f.Write(redact(l.redactor, l.rel, p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (l *logFile) Close() error { return l.f.Close() }
