@@ -9,7 +9,7 @@ import (
 	"creator/internal/jobrun"
 )
 
-// Exit codes, as the README documents them.
+// Exit codes, as docs/exit-codes.md documents them.
 const (
 	exitOK          = jobrun.ExitOK
 	exitFailure     = jobrun.ExitFailure

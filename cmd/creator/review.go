@@ -38,7 +38,7 @@ job's output files are brought up to date, so a kill loses nothing and 'cat'
 shows every decision. 'creator export', 'publish' and 'status' carry the
 review status; 'export --reviewed-only' exports the accepted requirements.
 
-The page uses a JSON API (see the README): GET /api/requirements,
+The page uses a JSON API (docs/review.md): GET /api/requirements,
 GET /api/requirements/{id}, POST /api/requirements/{id}/review.
 
 The server listens on the loopback interface, and holds the job's lock while

@@ -19,7 +19,7 @@ import (
 	"creator/internal/tokens"
 )
 
-// runOptions are the flags of run and resume (README, Configuration).
+// runOptions are the flags of run and resume (docs/configuration.md).
 type runOptions struct {
 	*globalOptions
 	jobID           string

@@ -142,7 +142,7 @@ type Outcome struct {
 	// from what was saved so far; PartialErr says why there is none.
 	Partial    string
 	PartialErr error
-	// Exit is the process exit code the outcome maps to (README, Exit codes).
+	// Exit is the process exit code the outcome maps to (docs/exit-codes.md).
 	Exit int
 	// Context is what context management did in this run.
 	Context compaction.Stats
@@ -151,7 +151,7 @@ type Outcome struct {
 // DefaultMaxSteps is the step budget of a job when none is given.
 const DefaultMaxSteps = 500
 
-// Process exit codes (README, Exit codes).
+// Process exit codes (docs/exit-codes.md).
 const (
 	ExitOK          = 0
 	ExitFailure     = 1

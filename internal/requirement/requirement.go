@@ -16,7 +16,7 @@ import (
 	"creator/internal/schemaerr"
 )
 
-// Record is one requirement (README, "The record"). output/requirements.json is an
+// Record is one requirement (docs/requirements.md, "The record"). output/requirements.json is an
 // array of them; requirements/req_NNN/final.json holds one.
 type Record struct {
 	ID         string     `json:"id"`
@@ -30,7 +30,7 @@ type Record struct {
 	Confidence float64    `json:"confidence"`
 	Rationale  string     `json:"rationale"`
 	// Review is a person's decision on the requirement; nil until it is
-	// reviewed (README, "Review").
+	// reviewed (docs/review.md).
 	Review *Review `json:"review,omitempty"`
 }
 

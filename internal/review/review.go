@@ -1,7 +1,7 @@
 // Package review is a person's review of a job's requirements: decisions
 // (accept, reject with a reason, edit) kept in each requirement's record
 // and validation.md, the source passage of each citation, and the local
-// web page and JSON API that serve them (README, "Review").
+// web page and JSON API that serve them (docs/review.md).
 package review
 
 import (
