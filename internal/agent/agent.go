@@ -358,7 +358,7 @@ func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, laten
 	ans := take(resp, step, names)
 	conv.Messages = append(conv.Messages, ans.msg)
 	if err := a.Journal.Append(transcript.Record{Type: transcript.TypeMessage, Step: step, Message: &ans.msg,
-		Original: ans.original, Note: strings.Join(ans.notes, "; ")}); err != nil {
+		Original: ans.original, Note: strings.Join(append(slices.Clone(resp.Notes), ans.notes...), "; ")}); err != nil {
 		return step, ans, err
 	}
 	usage := resp.Usage
