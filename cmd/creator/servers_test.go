@@ -126,6 +126,43 @@ func TestServerRestartMidJob(t *testing.T) {
 	}
 }
 
+// A context-length error that states the window: the conversation is
+// shortened, the job goes on, and the window is the job's from then on,
+// also after a resume.
+func TestContextWindowLearned(t *testing.T) {
+	t.Parallel()
+	var root string
+	model := builtinOverHTTP(&root)
+	var mu sync.Mutex
+	overflowed := false
+	e := newJobEnv(t, func(r fakellm.Request) fakellm.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if !overflowed && r.N == 4 {
+			overflowed = true
+			return fakellm.ContextError("vLLM", 20000)
+		}
+		return model(r)
+	})
+	root = e.root
+	if code, _, stderr := e.run("--job", "ctx", "--max-steps", "5"); code != exitIncomplete {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if w := e.info("ctx").Settings.ContextWindow; w != 20000 || !strings.Contains(e.read("ctx", "progress.md"), "context window is 20000 tokens") {
+		t.Fatalf("context window %d after the overflow", w)
+	}
+	if code, _, stderr := e.resume("ctx", "--max-steps", "200"); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if w := e.info("ctx").Settings.ContextWindow; w != 20000 {
+		t.Fatalf("context window %d after the resume", w)
+	}
+	// --context-window still decides when it is given.
+	if code, _, _ := e.resume("ctx", "--context-window", "64000"); code != 0 {
+		t.Fatalf("resume of a completed job: exit %d", code)
+	}
+}
+
 // withReasoning is next with reasoning text in every answer.
 func withReasoning(next fakellm.Handler) fakellm.Handler {
 	return func(r fakellm.Request) fakellm.Reply {

@@ -56,11 +56,13 @@ type Journal interface {
 // tool's result before it enters the conversation (an oversized one);
 // BeforeCall prepares the conversation before each model call; Overflow is
 // called when the server answers that the prompt is too long and must
-// shorten the conversation. PromptTokens counts the prompt a call would send.
+// shorten the conversation; err is the server's answer (an
+// *llm.ContextLengthError says the window when the server did).
+// PromptTokens counts the prompt a call would send.
 type Hook interface {
 	ToolResult(call llm.ToolCall, result string) string
 	BeforeCall(ctx context.Context, conv *Conversation) error
-	Overflow(ctx context.Context, conv *Conversation) error
+	Overflow(ctx context.Context, conv *Conversation, err error) error
 	PromptTokens(conv *Conversation) int
 }
 
@@ -337,7 +339,7 @@ func (a *Agent) complete(ctx context.Context, conv *Conversation, r *run) (llm.R
 			return llm.Response{}, 0, 0, &modelFailure{err}
 		}
 		r.overflowed = true
-		if herr := a.Hook.Overflow(ctx, conv); herr != nil {
+		if herr := a.Hook.Overflow(ctx, conv, err); herr != nil {
 			return llm.Response{}, 0, 0, &modelFailure{fmt.Errorf("%w; shortening the conversation failed: %v", err, herr)}
 		}
 	}

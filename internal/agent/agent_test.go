@@ -516,7 +516,7 @@ type shortener struct{ overflows int }
 func (s *shortener) BeforeCall(ctx context.Context, c *agent.Conversation) error { return nil }
 func (s *shortener) ToolResult(call llm.ToolCall, result string) string          { return result }
 func (s *shortener) PromptTokens(c *agent.Conversation) int                      { return 0 }
-func (s *shortener) Overflow(ctx context.Context, c *agent.Conversation) error {
+func (s *shortener) Overflow(ctx context.Context, c *agent.Conversation, _ error) error {
 	s.overflows++
 	if len(c.Messages) <= 1 {
 		return errors.New("cannot shorten")

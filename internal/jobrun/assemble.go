@@ -67,6 +67,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 		r.report.Compacted(e)
 		r.events.Compaction(e.Kind, e.Before, e.After, e.Note)
 	}
+	cm.OnContextWindow = r.learnedWindow
 	a.Hook = cm
 	a.Observer = observers{usage, cov, r.report, r.events}
 	r.agent, r.context = a, cm

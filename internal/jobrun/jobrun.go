@@ -358,6 +358,15 @@ func (r *run) conclude(out agent.Outcome) Outcome {
 	return o
 }
 
+// learnedWindow records the context window the server stated: it is the
+// job's setting from now on, so a resume uses it unless --context-window
+// says otherwise.
+func (r *run) learnedWindow(tokens int) {
+	r.cfg.Settings.ContextWindow = tokens
+	_, _ = r.job.UpdateInfo(func(i *workspace.Info) { i.Settings.ContextWindow = tokens })
+	_ = r.planner.Log(fmt.Sprintf("the model server says its context window is %d tokens; context management uses that from now on", tokens))
+}
+
 // budget reports whether the job stopped at one of its budgets.
 func budget(k agent.StopKind) bool {
 	return k == agent.StepLimit || k == agent.TokenLimit || k == agent.CostLimit
