@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -80,6 +81,18 @@ func (m modelChoice) serverAdvice(err error) string {
 		return "check " + m.keySource
 	case errors.Is(err, llm.ErrUnreachable):
 		return "start the server, or point creator at the right one with --base-url (or CREATOR_BASE_URL)"
+	case errors.Is(err, llm.ErrContextLength):
+		return "give a smaller --summarize-at, or use a model with a larger context window"
+	}
+	var se *llm.ServerError
+	switch {
+	case !errors.As(err, &se):
+	case se.Status == http.StatusNotFound:
+		return "check --model (or CREATOR_MODEL) and --base-url"
+	case se.TimedOut:
+		return "give a longer --request-timeout if the server is slow, or a longer --retry-for"
+	case !se.Refused:
+		return "wait until the server works again, or give a longer --retry-for (or CREATOR_RETRY_FOR)"
 	}
 	return ""
 }

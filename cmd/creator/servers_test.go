@@ -62,7 +62,8 @@ func TestServerDownMidJob(t *testing.T) {
 	e.srv.Down()
 	code, _, stderr := e.resume("down", "--max-steps", "100", "--retry-for", "2s")
 	if code != exitIncomplete || !strings.Contains(stderr, "the model server at "+e.srv.URL()+" did not answer over 2s") ||
-		!strings.Contains(stderr, "connection refused") || !strings.Contains(stderr, "continue with: creator resume --job down") {
+		!strings.Contains(stderr, "connection refused") || !strings.Contains(stderr, "give a longer --retry-for") ||
+		!strings.Contains(stderr, "continue with: creator resume --job down") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if st := e.info("down").Status; st != workspace.StatusStopped {

@@ -176,7 +176,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 		retried := max(now.Sub(firstFail), waited)
 		fail := func(kind error, why string) error {
 			return &ServerError{URL: SafeURL(c.cfg.BaseURL), Status: f.status, Message: c.redact(f.message), Attempts: attempt,
-				Retried: retried, Kind: kind, Why: c.redact(why), Refused: f.kind != failRetry}
+				Retried: retried, Kind: kind, Why: c.redact(why), Refused: f.kind != failRetry, TimedOut: f.timedOut}
 		}
 		switch f.kind {
 		case failContext:
@@ -266,6 +266,7 @@ type failure struct {
 	hint        time.Duration
 	hinted      bool // the server asked to wait hint
 	unreachable bool // no connection could be made
+	timedOut    bool // no answer within Timeout
 }
 
 // attempt makes one request.
@@ -291,6 +292,11 @@ func (c *Client) attempt(ctx context.Context, body openai.ChatCompletionRequest)
 			// leniently.
 			out, lerr := decodeLenient(info.body)
 			if lerr != nil {
+				var syntax *json.SyntaxError
+				if errors.As(lerr, &syntax) {
+					// Not JSON at all: a proxy's page, say; show its words.
+					return Response{}, &failure{status: info.status, message: "the answer is not JSON: " + parseErrorBody(info.body).Message}
+				}
 				return Response{}, &failure{status: info.status, message: "the answer could not be read: " + lerr.Error()}
 			}
 			return out, nil
@@ -307,7 +313,7 @@ func (c *Client) attempt(ctx context.Context, body openai.ChatCompletionRequest)
 	}
 	f := &failure{status: info.status, message: transportMessage(err), unreachable: isUnreachable(err)}
 	if timedOut {
-		f.message = fmt.Sprintf("no answer within %s", c.cfg.Timeout)
+		f.message, f.timedOut = fmt.Sprintf("no answer within %s", c.cfg.Timeout), true
 	}
 	if info.readErr != nil {
 		f.message = "the answer was cut off: " + info.readErr.Error()

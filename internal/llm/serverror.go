@@ -61,6 +61,8 @@ type ServerError struct {
 	// Refused is true for an answer that retrying cannot change (a bad
 	// request, an unknown model).
 	Refused bool
+	// TimedOut is true when the last attempt got no answer in time.
+	TimedOut bool
 	// Why says why the retries ended early, if they did.
 	Why string
 }

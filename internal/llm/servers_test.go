@@ -195,6 +195,32 @@ func TestServerRestart(t *testing.T) {
 	}
 }
 
+// A server loading its model when the job starts answers 503: that is an
+// answer, waited for like any other.
+func TestLoadingAtStart(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(script(fakellm.Loading(), fakellm.Loading(), ok))
+	defer srv.Close()
+	clk := newClock()
+	resp, err := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), Model: "m", Sleep: clk.sleep, Now: clk.now}).Complete(context.Background(), req)
+	if err != nil || resp.Attempts != 3 {
+		t.Fatalf("resp %+v, err %v", resp, err)
+	}
+}
+
+// A 200 that is not JSON (a proxy's login page) is retried, and its words
+// shown.
+func TestAnswerNotJSON(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(script(fakellm.Reply{ContentType: "text/html", Body: "<html><title>Sign in</title><body>Sign in to the proxy</body></html>"}))
+	defer srv.Close()
+	clk := newClock()
+	_, err := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), Model: "m", Sleep: clk.sleep, Now: clk.now, RetryFor: time.Minute}).Complete(context.Background(), req)
+	if err == nil || !strings.Contains(err.Error(), "last: HTTP 200: the answer is not JSON: Sign in Sign in to the proxy") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 // A server that answered before and stays down fails at the end of the
 // window with a message naming it, not as a wrong address; one that never
 // answered is a wrong address within seconds.
