@@ -312,10 +312,10 @@ func (c *Client) attempt(ctx context.Context, body openai.ChatCompletionRequest)
 		return Response{}, c.classify(info.status, parseErrorBody(info.body), info)
 	}
 	f := &failure{status: info.status, message: transportMessage(err), unreachable: isUnreachable(err)}
-	if timedOut {
+	switch {
+	case timedOut:
 		f.message, f.timedOut = fmt.Sprintf("no answer within %s", c.cfg.Timeout), true
-	}
-	if info.readErr != nil {
+	case info.readErr != nil:
 		f.message = "the answer was cut off: " + info.readErr.Error()
 	}
 	return Response{}, f
@@ -326,7 +326,8 @@ func (c *Client) classify(status int, e errorBody, info *attemptInfo) *failure {
 	f := &failure{status: status, message: e.Message}
 	text := e.Message + " " + e.Detail
 	switch {
-	case isContextLength(text):
+	case status != http.StatusTooManyRequests && isContextLength(text):
+		// A 429 saying "too many tokens" is a rate limit, not the window.
 		f.kind, f.window = failContext, windowOf(e.Message)
 		if f.window == 0 {
 			f.window = e.Window
@@ -354,7 +355,8 @@ func bodyError(body []byte) (errorBody, bool) {
 	if json.Unmarshal(body, &top) != nil || len(top.Error) == 0 || string(top.Error) == "null" {
 		return errorBody{}, false
 	}
-	return parseErrorBody(body), true
+	e := parseErrorBody(body)
+	return e, e.Message != "" || e.Code != 0
 }
 
 // transportMessage is what went wrong with a request that got no answer,

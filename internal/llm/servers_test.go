@@ -76,6 +76,7 @@ func TestErrorShapes(t *testing.T) {
 		{"TGI overloaded", fakellm.Reply{Status: 503, Body: `{"error":"Model is overloaded","error_type":"overloaded"}`}, "last: HTTP 503: Model is overloaded", 0},
 		{"HTML gateway page", fakellm.GatewayPage(502, "Bad Gateway"), "last: HTTP 502: 502 Bad Gateway nginx/1.25.3", 0},
 		{"Gemini 429 without Retry-After", fakellm.GeminiRateLimit(), "over 5m0s; last: HTTP 429: Resource has been exhausted (e.g. check quota).", 0},
+		{"429 about tokens", fakellm.Reply{Status: 429, Body: `{"error":{"message":"Too many tokens, please wait before trying again."}}`}, "last: HTTP 429: Too many tokens", 0},
 		{"OpenRouter 200 with a 502", fakellm.OpenRouterError(502, "Provider returned error"), "last: HTTP 502: Provider returned error (provider Example): upstream connect error", 0},
 		{"OpenRouter 200 with a 400", fakellm.OpenRouterError(400, "Input required: specify \"prompt\" or \"messages\""), "refused the request (HTTP 400: Input required", 1},
 	}
@@ -310,5 +311,20 @@ func TestKeyRejectedAndRedacted(t *testing.T) {
 	_, err := client(srv.URL(), &sleeps{}).Complete(context.Background(), req)
 	if err == nil || strings.Contains(err.Error(), "sk-test-secret") || strings.Contains(err.Error(), "sk-other-token") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// An answer with "error": null, or an empty error object, beside its
+// choices is an answer.
+func TestNullErrorInAnswer(t *testing.T) {
+	t.Parallel()
+	for _, e := range []string{"null", "{}"} {
+		srv := fakellm.New(script(fakellm.Reply{Body: `{"id":"x","object":"chat.completion","model":"m","error":` + e +
+			`,"choices":[{"index":0,"message":{"role":"assistant","content":"fine"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`}))
+		resp, err := client(srv.URL(), &sleeps{}).Complete(context.Background(), req)
+		srv.Close()
+		if err != nil || resp.Content != "fine" || resp.Attempts != 1 {
+			t.Fatalf("error %s: resp %+v, err %v", e, resp, err)
+		}
 	}
 }
