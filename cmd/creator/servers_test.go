@@ -215,12 +215,40 @@ func TestStrictProxyReasoning(t *testing.T) {
 }
 
 // DeepSeek in thinking mode wants reasoning_content back: it is turned on,
-// and recorded for a resume.
+// recorded, and a resume sends it from the start.
 func TestThinkingModeReasoning(t *testing.T) {
 	t.Parallel()
 	e := newJobEnv(t, fakellm.ThinkingMode(smallJob()))
-	code, _, stderr := e.run("--job", "think")
-	if code != 0 || !e.info("think").Settings.SendReasoning {
+	code, _, stderr := e.run("--job", "think", "--max-steps", "3")
+	if code != exitIncomplete || !e.info("think").Settings.SendReasoning {
 		t.Fatalf("exit %d, send_reasoning %v: %s", code, e.info("think").Settings.SendReasoning, stderr)
+	}
+	if code, _, stderr := e.resume("think", "--max-steps", "100"); code != 0 || !e.info("think").Settings.SendReasoning {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	refused := 0
+	for _, r := range e.srv.Requests() {
+		for _, m := range r.Messages {
+			if m.Role == "assistant" && len(m.ToolCalls) > 0 && m.Reasoning == "" {
+				refused++
+				break
+			}
+		}
+	}
+	if refused != 1 {
+		t.Fatalf("%d requests lacked the reasoning; want only the first that had an assistant message", refused)
+	}
+}
+
+// llama.cpp sending arguments as JSON objects: the job completes, and the
+// transcript says how the arguments were read.
+func TestObjectArgumentsJob(t *testing.T) {
+	t.Parallel()
+	e := newJobEnv(t, fakellm.ObjectArguments(smallJob()))
+	if code, _, stderr := e.run("--job", "obj"); code != 0 || e.read("obj", "output/requirements.json") != fakellm.SmallJobRequirements(testDoc, testQuote) {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(e.read("obj", ".agent/transcript.jsonl"), "the server sent the arguments of read_file as a JSON object, not a string") {
+		t.Fatal("the transcript does not say how the arguments were read")
 	}
 }
