@@ -124,8 +124,12 @@ type Event struct {
 type Manager struct {
 	// OnCompaction, if set, hears about every clearing and summary.
 	OnCompaction func(Event)
+	// OnContextWindow, if set, hears the window the server stated in a
+	// context-length error, once the manager uses it.
+	OnContextWindow func(tokens int)
 
 	cfg     Config
+	raw     Config // as given, for figures derived anew from a learned window
 	model   llm.Model
 	count   Counter
 	files   Files
@@ -149,7 +153,7 @@ type Manager struct {
 // New returns a manager. system and tools are counted once; brief builds
 // the workspace brief attached to summaries.
 func New(cfg Config, model llm.Model, count Counter, files Files, journal agent.Journal, brief func() Brief, system string, tools []llm.ToolDef) *Manager {
-	m := &Manager{cfg: cfg.Resolved(), model: model, count: count, files: files, journal: journal, brief: brief, cache: map[[32]byte]int{},
+	m := &Manager{cfg: cfg.Resolved(), raw: cfg, model: model, count: count, files: files, journal: journal, brief: brief, cache: map[[32]byte]int{},
 		tools: func() []llm.ToolDef { return tools }, defCache: map[string]int{}}
 	m.nextClear = m.cfg.ClearAt
 	m.system = count.Count(system) + 4
@@ -363,13 +367,30 @@ func (m *Manager) shortenOversized(conv *agent.Conversation) error {
 	return nil
 }
 
-// Overflow runs layer 3 now: the server said the prompt is too long.
-func (m *Manager) Overflow(ctx context.Context, conv *agent.Conversation) error {
+// Overflow runs layer 3 now: the server said the prompt is too long. When
+// its error states a window smaller than the configured one, that window
+// and the figures derived from it (summary threshold, clearing trigger,
+// result budget) hold for the rest of the run.
+func (m *Manager) Overflow(ctx context.Context, conv *agent.Conversation, err error) error {
+	var cle *llm.ContextLengthError
+	if errors.As(err, &cle) && cle.Limit > 0 && cle.Limit < m.cfg.ContextWindow {
+		m.learnWindow(cle.Limit)
+	}
 	tokens := m.PromptTokens(conv)
 	if err := m.clear(conv, 1, tokens); err != nil {
 		return err
 	}
 	return m.summarize(ctx, conv, m.PromptTokens(conv))
+}
+
+// learnWindow makes window the model's context window.
+func (m *Manager) learnWindow(window int) {
+	m.raw.ContextWindow = window
+	m.cfg = m.raw.Resolved()
+	m.nextClear = min(m.nextClear, m.cfg.ClearAt)
+	if m.OnContextWindow != nil {
+		m.OnContextWindow(window)
+	}
 }
 
 // clear is layer 2: all tool results but the last keep become placeholders

@@ -635,7 +635,8 @@ func TestOverflowSummarisesAndRetries(t *testing.T) {
 	e.model.fault = func(r fakellm.Request) (fakellm.Reply, bool) {
 		if overflowed == 0 && len(r.Messages) > 20 {
 			overflowed++
-			return fakellm.Reply{Status: 400, Body: `{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens."}}`}, true
+			// A message without the window: the thresholds stay as they are.
+			return fakellm.ContextError("Ollama", 0), true
 		}
 		return fakellm.Reply{}, false
 	}
@@ -803,5 +804,33 @@ func TestPromptCountsToolsSentNow(t *testing.T) {
 	sent = defs
 	if got := cm.PromptTokens(conv); got != fixed {
 		t.Fatalf("the same tools sent: %d tokens, want %d", got, fixed)
+	}
+}
+
+// A context-length error that states the window makes it the window for
+// the rest of the run, with the figures derived from it.
+func TestOverflowLearnsTheWindow(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, compaction.Config{SummarizeAt: 100000, ContextWindow: 200000}, readingJob(10))
+	overflowed := 0
+	e.model.fault = func(r fakellm.Request) (fakellm.Reply, bool) {
+		if overflowed == 0 && len(r.Messages) > 20 {
+			overflowed++
+			return fakellm.ContextError("SGLang", 9000), true
+		}
+		return fakellm.Reply{}, false
+	}
+	a, cm := e.agent(t)
+	var learned []int
+	cm.OnContextWindow = func(n int) { learned = append(learned, n) }
+	if _, err := a.Start(context.Background(), llm.Message{Content: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	c := cm.Config()
+	if len(learned) != 1 || learned[0] != 9000 || c.ContextWindow != 9000 || c.SummarizeAt != 7200 || c.ResultBudget != 2700 || c.ClearAt != 3600 {
+		t.Fatalf("learned %v; config %+v", learned, c)
+	}
+	if cm.Stats().Summaries == 0 {
+		t.Fatal("no summary after the overflow")
 	}
 }

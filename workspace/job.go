@@ -75,6 +75,9 @@ type Settings struct {
 	// search and its server (empty: the model server).
 	EmbedModel   string `json:"embed_model,omitempty"`
 	EmbedBaseURL string `json:"embed_base_url,omitempty"`
+	// SendReasoning sends the model's reasoning text back to the server;
+	// the client may have learned it from the server's errors.
+	SendReasoning bool `json:"send_reasoning,omitempty"`
 }
 
 // Usage counts what the job has consumed so far.

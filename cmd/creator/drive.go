@@ -25,6 +25,7 @@ func (o *runOptions) settings(baseURL string) workspace.Settings {
 		MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, MaxCost: o.maxCost, ContextWindow: o.contextWindow,
 		SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults, Tokenizer: o.tokenizer,
 		PriceIn: o.priceIn, PriceOut: o.priceOut, MinCoverage: o.minCoverage, AllTools: o.allTools,
+		SendReasoning: o.sendReasoning,
 	}
 	if baseURL != "" {
 		s.BaseURL = llm.SafeURL(baseURL)
@@ -111,6 +112,7 @@ func (o *runOptions) inherit(s workspace.Settings) {
 	override(o, "tokenizer", &o.tokenizer, s.Tokenizer)
 	override(o, "min-coverage", &o.minCoverage, s.MinCoverage)
 	override(o, "all-tools", &o.allTools, s.AllTools)
+	override(o, "send-reasoning", &o.sendReasoning, s.SendReasoning)
 	fill(o, "max-cost", &o.maxCost, s.MaxCost)
 	fill(o, "price-in", &o.priceIn, s.PriceIn)
 	fill(o, "price-out", &o.priceOut, s.PriceOut)
@@ -149,6 +151,8 @@ func (o *runOptions) checkContextFlags() error {
 		return usageErrorf("--keep-tool-results must be at least 1, not %d", o.keepToolResults)
 	case o.requestTimeout < time.Second:
 		return usageErrorf("--request-timeout must be at least 1s, not %s", o.requestTimeout)
+	case o.retryFor < 0:
+		return usageErrorf("--retry-for cannot be negative, not %s", o.retryFor)
 	case o.minCoverage <= 0 || o.minCoverage > 1:
 		return usageErrorf("--min-coverage is the share of chunks that must be covered, more than 0 and at most 1, not %g", o.minCoverage)
 	case o.maxCost < 0 || o.priceIn < 0 || o.priceOut < 0:
@@ -182,19 +186,19 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 	display := progress.New(progress.Options{Out: o.streams.ErrOut, Live: o.streams.ErrTTY, Width: o.streams.ErrWidth,
 		Quiet: o.quiet, Verbose: o.verbose, RedrawEvery: o.redrawEvery, Now: o.now})
 	out, err := jobrun.Run(ctx, jobrun.Config{
-		Job: job, Model: m.client(o.requestTimeout, o.retryBaseDelay), ModelName: m.name,
+		Job: job, Model: o.client(m), ModelName: m.name,
 		Price: price, Priced: priced, Settings: o.settings(m.baseURL), Transcript: recs,
 		Embedder: o.embedder(m), Extracted: extracted, Reporter: display, Now: o.now,
 	})
 	if err != nil {
 		return err
 	}
-	return o.conclude(job, out, priced)
+	return o.conclude(job, m, out, priced)
 }
 
 // conclude tells how the run ended and returns the error that carries its
 // exit code.
-func (o *runOptions) conclude(job *workspace.Job, out jobrun.Outcome, priced bool) error {
+func (o *runOptions) conclude(job *workspace.Job, m modelChoice, out jobrun.Outcome, priced bool) error {
 	t := out.Agent.Totals
 	switch {
 	case out.Status == workspace.StatusCompleted:
@@ -214,6 +218,9 @@ func (o *runOptions) conclude(job *workspace.Job, out jobrun.Outcome, priced boo
 		return nil
 	case workspace.StatusInterrupted:
 		return &exitError{code: out.Exit, err: fmt.Errorf("interrupted; continue with: %s", out.Resume)}
+	}
+	if advice := m.serverAdvice(out.Agent.Err); advice != "" {
+		return &exitError{code: out.Exit, err: fmt.Errorf("job '%s' stopped: %s: %s; then continue with: %s", job.ID, out.Agent.Reason, advice, out.Resume)}
 	}
 	return &exitError{code: out.Exit, err: fmt.Errorf("job '%s' stopped before completion: %s; continue with: %s", job.ID, out.Agent.Reason, out.Resume)}
 }

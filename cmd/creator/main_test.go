@@ -88,18 +88,22 @@ func TestScripts(t *testing.T) {
 // modelEnv is what would make a test talk to a model, or change a run's
 // figures, from the developer's environment.
 var modelEnv = []string{"CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CREATOR_MAX_STEPS",
-	"CREATOR_TOKENIZER", "CREATOR_PRICE_IN", "CREATOR_PRICE_OUT", "CREATOR_REQUEST_TIMEOUT", workspace.RootEnv}
+	"CREATOR_TOKENIZER", "CREATOR_PRICE_IN", "CREATOR_PRICE_OUT", "CREATOR_REQUEST_TIMEOUT", "CREATOR_RETRY_FOR", "CREATOR_SEND_REASONING", workspace.RootEnv}
 
 // testFactory is what a command takes from the process, for a test: the
 // streams, an environment of env alone (the developer's own is never
 // seen), the clock now (nil: time.Now), retries after a millisecond and
-// no pause between redraws of the progress line.
+// no pause between redraws of the progress line. Waits between attempts
+// at the model server pass at once: the retry window counts them, so a
+// server that keeps failing is given up on at the end of --retry-for
+// without the test waiting for it.
 func testFactory(streams *IOStreams, env map[string]string, now func() time.Time) *factory {
 	if now == nil {
 		now = time.Now
 	}
 	return &factory{streams: streams, getenv: func(k string) string { return env[k] }, now: now,
-		retryBaseDelay: time.Millisecond, redrawEvery: time.Nanosecond}
+		retryBaseDelay: time.Millisecond, redrawEvery: time.Nanosecond,
+		retrySleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}
 }
 
 // cli runs one command line in-process, with an empty environment, and

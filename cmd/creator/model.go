@@ -1,9 +1,10 @@
 package main
 
 import (
+	"errors"
+	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"creator/internal/index"
 	"creator/internal/llm"
@@ -15,6 +16,8 @@ type modelChoice struct {
 	name    string
 	baseURL string
 	apiKey  string
+	// keySource is where the key came from: the flag or the variable.
+	keySource string
 	// auto is true when the built-in model was chosen because nothing else
 	// was configured.
 	auto bool
@@ -30,6 +33,12 @@ func (o *runOptions) chooseModel(recordedModel, recordedURL string) (modelChoice
 		name:    first(o.model, o.getenv("CREATOR_MODEL"), recordedModel),
 		baseURL: first(o.baseURL, o.getenv("CREATOR_BASE_URL"), o.getenv("OPENAI_BASE_URL"), recordedURL),
 		apiKey:  first(o.apiKey, o.getenv("OPENAI_API_KEY")),
+	}
+	switch {
+	case first(o.apiKey) != "":
+		m.keySource = "--api-key"
+	case m.apiKey != "":
+		m.keySource = "OPENAI_API_KEY"
 	}
 	switch {
 	case m.name == offlinemodel.Name:
@@ -49,12 +58,43 @@ func (o *runOptions) chooseModel(recordedModel, recordedURL string) (modelChoice
 	return m, nil
 }
 
-// client is the model's client; retries wait baseDelay, then longer.
-func (m modelChoice) client(timeout, baseDelay time.Duration) llm.Model {
+// client is the model's client, as the flags configure it.
+func (o *runOptions) client(m modelChoice) llm.Model {
 	if m.builtin() {
 		return offlinemodel.New()
 	}
-	return llm.NewClient(llm.ClientConfig{BaseURL: m.baseURL, APIKey: m.apiKey, Model: m.name, SendReasoning: true, BaseDelay: baseDelay, Timeout: timeout})
+	retryFor := o.retryFor
+	if retryFor == 0 {
+		retryFor = -1 // no retries
+	}
+	return llm.NewClient(llm.ClientConfig{BaseURL: m.baseURL, APIKey: m.apiKey, Model: m.name, SendReasoning: o.sendReasoning,
+		BaseDelay: o.retryBaseDelay, Timeout: o.requestTimeout, RetryFor: retryFor, Sleep: o.retrySleep})
+}
+
+// serverAdvice is what to do about a model server that failed the job:
+// the flag or variable to fix, when it is a setting.
+func (m modelChoice) serverAdvice(err error) string {
+	switch {
+	case errors.Is(err, llm.ErrAuth) && m.keySource == "":
+		return "no API key was given: give --api-key or set OPENAI_API_KEY"
+	case errors.Is(err, llm.ErrAuth):
+		return "check " + m.keySource
+	case errors.Is(err, llm.ErrUnreachable):
+		return "start the server, or point creator at the right one with --base-url (or CREATOR_BASE_URL)"
+	case errors.Is(err, llm.ErrContextLength):
+		return "give a smaller --summarize-at, or use a model with a larger context window"
+	}
+	var se *llm.ServerError
+	switch {
+	case !errors.As(err, &se):
+	case se.Status == http.StatusNotFound:
+		return "check --model (or CREATOR_MODEL) and --base-url"
+	case se.TimedOut:
+		return "give a longer --request-timeout if the server is slow, or a longer --retry-for"
+	case !se.Refused:
+		return "wait until the server works again, or give a longer --retry-for (or CREATOR_RETRY_FOR)"
+	}
+	return ""
 }
 
 func httpURL(s string) bool {

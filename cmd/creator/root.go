@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"runtime"
@@ -21,6 +22,9 @@ type factory struct {
 	// server; redrawEvery spaces redraws of the live progress line.
 	retryBaseDelay time.Duration
 	redrawEvery    time.Duration
+	// retrySleep waits between attempts at the model server; nil waits
+	// for real.
+	retrySleep func(ctx context.Context, d time.Duration) error
 	// openURL shows a page in the web browser (review --open).
 	openURL func(url string) error
 }

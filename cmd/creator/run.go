@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"creator/compaction"
 	"creator/internal/jobrun"
+	"creator/internal/llm"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -36,6 +38,8 @@ type runOptions struct {
 	allTools        bool
 	tokenizer       string
 	requestTimeout  time.Duration
+	retryFor        time.Duration
+	sendReasoning   bool
 	model           string
 	baseURL         string
 	apiKey          string
@@ -60,6 +64,8 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.BoolVar(&o.allTools, "all-tools", false, "send every tool definition with every request instead of the core tools and those the model found with search_tools")
 	f.StringVar(&o.tokenizer, "tokenizer", o.envString("CREATOR_TOKENIZER", tokens.DefaultEncoding), "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
 	f.DurationVar(&o.requestTimeout, "request-timeout", envNumber(o.factory, "CREATOR_REQUEST_TIMEOUT", 10*time.Minute, time.ParseDuration), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
+	f.DurationVar(&o.retryFor, "retry-for", envNumber(o.factory, "CREATOR_RETRY_FOR", llm.DefaultRetryFor, time.ParseDuration), "keep retrying a failing model server (rate limits, 5xx, timeouts, a restart) for this long before the job stops, resumable (env CREATOR_RETRY_FOR; 0: no retries)")
+	f.BoolVar(&o.sendReasoning, "send-reasoning", envBool(o.factory, "CREATOR_SEND_REASONING"), "send the model's reasoning_content back with its tool calls, for servers that need it (env CREATOR_SEND_REASONING); turned on or off by itself when the server asks")
 	f.StringVar(&o.model, "model", "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")
 	f.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible server URL (env CREATOR_BASE_URL or OPENAI_BASE_URL)")
 	f.StringVar(&o.apiKey, "api-key", "", "API key (env OPENAI_API_KEY); never written to the job")
@@ -79,6 +85,12 @@ func envNumber[T int | float64 | time.Duration](f *factory, name string, def T, 
 		return v
 	}
 	return def
+}
+
+// envBool reads a boolean from the environment (1, true, yes), else false.
+func envBool(f *factory, name string) bool {
+	v, err := strconv.ParseBool(f.getenv(name))
+	return err == nil && v || strings.EqualFold(f.getenv(name), "yes")
 }
 
 func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
@@ -108,10 +120,15 @@ Progress goes to stderr: one updating line on a terminal, one line per task
 change otherwise; --quiet silences it, --verbose adds every call. Each run
 appends its events to .agent/events.jsonl.
 
-Exit codes: 0 done; 1 error; 2 usage, or the model server is unreachable;
+A failing model server is retried for --retry-for (default 5m): rate limits,
+server errors, timeouts, a server restarting or loading its model.
+
+Exit codes: 0 done; 1 error, or the server rejected the API key; 2 usage, or
+no server can be reached at the address before the job's first answer;
 3 stopped before completion (a budget, repeated tool failure, a loop, answers
-cut off at the model's output limit, model gave up or failed) and resumable; 130 interrupted and resumable. On 3 and 130,
-continue with 'creator resume --job ID'.`,
+cut off at the model's output limit, model gave up, the server failed or was
+down for all of --retry-for) and resumable; 130 interrupted and resumable. On
+3 and 130, continue with 'creator resume --job ID'.`,
 		Example: `  creator run testdata/sample/retention-policy.pdf
   creator run --model gpt-4.1 --max-cost 5 policy.pdf
   creator run --job gobd --base-url http://localhost:8080/v1 --model gpt-oss-120b GoBD.pdf

@@ -157,7 +157,7 @@ func TestRunStops(t *testing.T) {
 		{"token limit", smallJob(), []string{"--max-tokens", "10"}, exitIncomplete, "the token budget of 10 was reached", workspace.StatusStopped},
 		{"text only", chatter, nil, exitIncomplete, "answered without calling a tool 4 times in a row", workspace.StatusStopped},
 		{"tool failures", failing, nil, exitIncomplete, "the tool write_file failed in 3 answers in a row", workspace.StatusFailed},
-		{"server errors", func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 500, Body: "down"} }, nil, exitIncomplete, "failed 5 times: HTTP 500", workspace.StatusStopped},
+		{"server errors", func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 500, Body: "down"} }, nil, exitIncomplete, "over 5m0s; last: HTTP 500: down", workspace.StatusStopped},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -56,11 +56,13 @@ type Journal interface {
 // tool's result before it enters the conversation (an oversized one);
 // BeforeCall prepares the conversation before each model call; Overflow is
 // called when the server answers that the prompt is too long and must
-// shorten the conversation. PromptTokens counts the prompt a call would send.
+// shorten the conversation; err is the server's answer (an
+// *llm.ContextLengthError says the window when the server did).
+// PromptTokens counts the prompt a call would send.
 type Hook interface {
 	ToolResult(call llm.ToolCall, result string) string
 	BeforeCall(ctx context.Context, conv *Conversation) error
-	Overflow(ctx context.Context, conv *Conversation) error
+	Overflow(ctx context.Context, conv *Conversation, err error) error
 	PromptTokens(conv *Conversation) int
 }
 
@@ -337,7 +339,7 @@ func (a *Agent) complete(ctx context.Context, conv *Conversation, r *run) (llm.R
 			return llm.Response{}, 0, 0, &modelFailure{err}
 		}
 		r.overflowed = true
-		if herr := a.Hook.Overflow(ctx, conv); herr != nil {
+		if herr := a.Hook.Overflow(ctx, conv, err); herr != nil {
 			return llm.Response{}, 0, 0, &modelFailure{fmt.Errorf("%w; shortening the conversation failed: %v", err, herr)}
 		}
 	}
@@ -358,7 +360,7 @@ func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, laten
 	ans := take(resp, step, names)
 	conv.Messages = append(conv.Messages, ans.msg)
 	if err := a.Journal.Append(transcript.Record{Type: transcript.TypeMessage, Step: step, Message: &ans.msg,
-		Original: ans.original, Note: strings.Join(ans.notes, "; ")}); err != nil {
+		Original: ans.original, Note: strings.Join(append(slices.Clone(resp.Notes), ans.notes...), "; ")}); err != nil {
 		return step, ans, err
 	}
 	usage := resp.Usage

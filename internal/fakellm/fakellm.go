@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -41,13 +42,23 @@ type Reply struct {
 	CompletionTokens int
 	CachedTokens     int
 
-	Status    int               // non-zero: answer with this HTTP status and Body
-	Header    map[string]string // extra response headers (e.g. Retry-After)
-	Body      string            // raw body for Status, or a replacement body
-	Delay     time.Duration     // wait before answering
-	Hang      bool              // never answer; wait until the client gives up
-	CutOff    bool              // send half of the body, then close the connection
-	NoChoices bool              // answer with an empty choices list
+	// RawArgs sends the tool calls' arguments as JSON values (an object)
+	// instead of strings, as some llama.cpp builds do; each Arguments must
+	// then be valid JSON.
+	RawArgs bool
+
+	Status      int               // non-zero: answer with this HTTP status and Body
+	Header      map[string]string // extra response headers (e.g. Retry-After)
+	Body        string            // raw body for Status, or a replacement body (sent with 200)
+	ContentType string            // of the body; default application/json
+	// Crash makes the server die in the middle of the request: it stops
+	// listening (connections are refused) and drops every connection,
+	// until Up starts it again on the same address.
+	Crash     bool
+	Delay     time.Duration // wait before answering
+	Hang      bool          // never answer; wait until the client gives up
+	CutOff    bool          // send half of the body, then close the connection
+	NoChoices bool          // answer with an empty choices list
 }
 
 // Handler decides the reply to a request.
@@ -57,8 +68,10 @@ type Handler func(Request) Reply
 type Server struct {
 	*httptest.Server
 	handler Handler
+	url     string
 
 	mu         sync.Mutex
+	down       []*httptest.Server // servers stopped by a crash, closed with the last
 	requests   []Request
 	violations []string
 	hooks      []func(Request)
@@ -72,11 +85,46 @@ type Server struct {
 func New(h Handler) *Server {
 	s := &Server{handler: h}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.url = s.Server.URL + "/v1"
 	return s
 }
 
 // URL is the base URL to configure a client with.
-func (s *Server) URL() string { return s.Server.URL + "/v1" }
+func (s *Server) URL() string { return s.url }
+
+// Down stops the server as a crash does: connections to its address are
+// refused until Up.
+func (s *Server) Down() {
+	s.mu.Lock()
+	hs := s.Server
+	s.mu.Unlock()
+	hs.Listener.Close()
+	hs.CloseClientConnections()
+}
+
+// Up starts a stopped server again on the same address.
+func (s *Server) Up() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, err := net.Listen("tcp", s.Server.Listener.Addr().String())
+	if err != nil {
+		return err
+	}
+	s.down = append(s.down, s.Server)
+	s.Server = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(s.serve)}}
+	s.Server.Start()
+	return nil
+}
+
+// Close stops the server and waits for its requests to end.
+func (s *Server) Close() {
+	s.mu.Lock()
+	all := append(s.down, s.Server)
+	s.mu.Unlock()
+	for _, hs := range all {
+		hs.Close()
+	}
+}
 
 // Requests returns the requests received so far.
 func (s *Server) Requests() []Request {
@@ -157,11 +205,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 		return
 	}
+	if reply.Crash {
+		s.Down()
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+			}
+		}
+		return
+	}
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)
 	}
+	contentType := reply.ContentType
+	if contentType == "" {
+		contentType = "application/json"
+	}
 	if reply.Status != 0 {
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", contentType)
 		w.WriteHeader(reply.Status)
 		io.WriteString(w, reply.Body)
 		return
@@ -170,7 +231,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if data == "" {
 		data = encode(body.Model, reply)
 	}
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", contentType)
 	if reply.CutOff {
 		// Promise the whole body, send half, then drop the connection.
 		w.Header().Set("Content-Length", fmt.Sprint(len(data)))
@@ -204,7 +265,7 @@ func encode(model string, r Reply) string {
 	}
 	type fn struct {
 		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
+		Arguments any    `json:"arguments"`
 	}
 	type call struct {
 		ID       string `json:"id"`
@@ -218,7 +279,11 @@ func encode(model string, r Reply) string {
 	if len(r.ToolCalls) > 0 {
 		calls := make([]call, len(r.ToolCalls))
 		for i, tc := range r.ToolCalls {
-			calls[i] = call{ID: tc.ID, Type: "function", Function: fn{Name: tc.Name, Arguments: tc.Arguments}}
+			var args any = tc.Arguments
+			if r.RawArgs {
+				args = json.RawMessage(tc.Arguments)
+			}
+			calls[i] = call{ID: tc.ID, Type: "function", Function: fn{Name: tc.Name, Arguments: args}}
 		}
 		msg["tool_calls"] = calls
 	}

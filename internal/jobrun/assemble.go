@@ -59,7 +59,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 		return err
 	}
 	a.Tools = toolset
-	usage := &usageRecorder{job: r.job, priced: cfg.Priced, compactions: info.Usage.Compactions}
+	usage := &usageRecorder{job: r.job, priced: cfg.Priced, compactions: info.Usage.Compactions, model: cfg.Model}
 	cm := compaction.New(cfg.contextConfig(), cfg.Model, counter, r.job, journal, compaction.WorkspaceBrief(r.job), a.System, toolset.Definitions())
 	cm.FollowTools(toolset.Definitions)
 	cm.OnCompaction = func(e compaction.Event) {
@@ -67,6 +67,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 		r.report.Compacted(e)
 		r.events.Compaction(e.Kind, e.Before, e.After, e.Note)
 	}
+	cm.OnContextWindow = r.learnedWindow
 	a.Hook = cm
 	a.Observer = observers{usage, cov, r.report, r.events}
 	r.agent, r.context = a, cm
@@ -108,6 +109,9 @@ func (obs observers) ToolCalled(c agent.ToolCall) {
 type usageRecorder struct {
 	job    *workspace.Job
 	priced bool
+	// model, when it adapts to its server, has its choice of sending
+	// reasoning recorded, so a resume keeps it.
+	model llm.Model
 
 	mu          sync.Mutex
 	compactions int // recorded by earlier runs, and this one's so far
@@ -125,6 +129,9 @@ func (u *usageRecorder) ModelCalled(c agent.ModelCall) {
 	u.mu.Unlock()
 	_, _ = u.job.UpdateInfo(func(i *workspace.Info) {
 		i.Usage = usageOf(c.Totals, u.priced, n)
+		if a, ok := u.model.(llm.Adaptive); ok {
+			i.Settings.SendReasoning = a.SendsReasoning()
+		}
 	})
 }
 

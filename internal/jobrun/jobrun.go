@@ -217,6 +217,11 @@ func Run(ctx context.Context, cfg Config) (Outcome, error) {
 	if err := r.assemble(counter, searcher, info); err != nil {
 		return Outcome{}, err
 	}
+	if a, ok := cfg.Model.(llm.Adaptive); ok && info.Usage.Steps > 0 {
+		// The server has answered this job: if it cannot be reached now,
+		// it is restarting, and worth waiting for.
+		a.MarkAnswered()
+	}
 	return r.drive(ctx, info)
 }
 
@@ -339,10 +344,26 @@ func (r *run) conclude(out agent.Outcome) Outcome {
 		}
 	}
 	o.Exit = ExitIncomplete
-	if out.Kind == agent.ModelFailed && errors.Is(out.Err, llm.ErrUnreachable) {
+	switch {
+	case out.Kind != agent.ModelFailed:
+	case errors.Is(out.Err, llm.ErrAuth):
+		// A wrong key is not fixed by waiting.
+		o.Exit = ExitFailure
+	case errors.Is(out.Err, llm.ErrUnreachable):
+		// No server at the address before the job's first answer: a
+		// setting to fix.
 		o.Exit = ExitUsage
 	}
 	return o
+}
+
+// learnedWindow records the context window the server stated: it is the
+// job's setting from now on, so a resume uses it unless --context-window
+// says otherwise.
+func (r *run) learnedWindow(tokens int) {
+	r.cfg.Settings.ContextWindow = tokens
+	_, _ = r.job.UpdateInfo(func(i *workspace.Info) { i.Settings.ContextWindow = tokens })
+	_ = r.planner.Log(fmt.Sprintf("the model server says its context window is %d tokens; context management uses that from now on", tokens))
 }
 
 // budget reports whether the job stopped at one of its budgets.

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -31,7 +32,7 @@ func NewEmbedClient(cfg EmbedConfig) *EmbedClient {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = defaultBaseURL
 	}
-	return &EmbedClient{cfg: cfg, api: newAPI(cfg.BaseURL, cfg.APIKey, nil)}
+	return &EmbedClient{cfg: cfg, api: newAPI(cfg.BaseURL, cfg.APIKey, &http.Client{Transport: &statusRecorder{next: http.DefaultTransport}})}
 }
 
 // EmbeddingModel is the model name sent to the server.
@@ -39,11 +40,16 @@ func (c *EmbedClient) EmbeddingModel() string { return c.cfg.Model }
 
 // Embed returns one vector per text, in the order of the texts.
 func (c *EmbedClient) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	ctx, cancel := context.WithTimeout(ctx, embedTimeout)
+	info := &attemptInfo{}
+	ctx, cancel := context.WithTimeout(withAttemptInfo(ctx, info), embedTimeout)
 	defer cancel()
 	resp, err := c.api.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: texts, Model: openai.EmbeddingModel(c.cfg.Model)})
 	if err != nil {
-		return nil, fmt.Errorf("embedding server at %s: %s", SafeURL(c.cfg.BaseURL), describeError(err))
+		msg := transportMessage(err)
+		if info.status >= 300 {
+			msg = describe(info.status, parseErrorBody(info.body).Message)
+		}
+		return nil, fmt.Errorf("embedding server at %s: %s", SafeURL(c.cfg.BaseURL), redact(msg, c.cfg.APIKey))
 	}
 	out := make([][]float32, len(texts))
 	for _, d := range resp.Data {

@@ -117,6 +117,9 @@ type Response struct {
 	Usage        Usage
 	// Attempts is how many requests it took, retries included.
 	Attempts int
+	// Notes say what the client read how, or changed, to get this answer
+	// (arguments sent as an object, reasoning_content turned off).
+	Notes []string
 }
 
 // Model is anything that answers a conversation with text and tool calls:
@@ -127,9 +130,13 @@ type Model interface {
 }
 
 // ErrContextLength means the prompt is longer than the model's context
-// window. The caller can shorten the conversation and try again.
+// window. The caller can shorten the conversation and try again; the
+// client's error is a *ContextLengthError, with the window when the server
+// said it.
 var ErrContextLength = errors.New("the prompt exceeds the model's context window")
 
-// ErrUnreachable means the server could not be reached at all (connection
-// refused, unknown host), as opposed to answering with an error.
+// ErrUnreachable means a server that has never answered the job could not
+// be reached at all (connection refused, unknown host): most likely a
+// wrong address. A server that answered before and is unreachable now is
+// restarting, and retried.
 var ErrUnreachable = errors.New("the model server cannot be reached")

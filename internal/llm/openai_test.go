@@ -3,6 +3,7 @@ package llm_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -99,20 +100,27 @@ func TestRetries(t *testing.T) {
 	}
 }
 
-func TestGivesUpAfterFiveAttempts(t *testing.T) {
+// A server that keeps failing is retried for the whole window and not a
+// moment longer, with waits that grow from 1s to the 30s cap, jittered.
+func TestGivesUpAtTheEndOfTheWindow(t *testing.T) {
 	t.Parallel()
 	srv := fakellm.New(script(fakellm.Reply{Status: 502, Body: "bad gateway"}))
 	defer srv.Close()
-	s := &sleeps{}
-	_, err := client(srv.URL(), s).Complete(context.Background(), req)
-	if err == nil || !strings.Contains(err.Error(), "failed 5 times: HTTP 502: bad gateway") || len(srv.Requests()) != 5 {
-		t.Fatalf("err = %v after %d requests", err, len(srv.Requests()))
+	clk := newClock()
+	var at []time.Duration // when each request came, after the first
+	srv.OnRequest(func(fakellm.Request) { at = append(at, clk.since()) })
+	c := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "sk-test-secret", Model: "m", Sleep: clk.sleep, Now: clk.now})
+	_, err := c.Complete(context.Background(), req)
+	n := len(srv.Requests())
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("failed %d times over 5m0s; last: HTTP 502: bad gateway", n)) {
+		t.Fatalf("err = %v after %d requests", err, n)
 	}
-	// Backoff grows: each wait is within [d/2, d] of 1s, 2s, 4s, 8s.
-	for i, d := range s.d {
-		hi := time.Second << i
-		if d < hi/2 || d > hi {
-			t.Errorf("wait %d = %v, want within [%v, %v]", i+1, d, hi/2, hi)
+	if at[n-1] > 5*time.Minute || clk.since() > 5*time.Minute || n < 10 {
+		t.Fatalf("%d requests, the last at %v, given up at %v; want many, none after 5m", n, at[n-1], clk.since())
+	}
+	for i, d := range clk.waits {
+		if hi := min(time.Second<<i, 30*time.Second); d < 0 || d > hi {
+			t.Errorf("wait %d = %v, want within [0, %v]", i+1, d, hi)
 		}
 	}
 	if strings.Contains(err.Error(), "sk-test-secret") {
@@ -130,7 +138,7 @@ func TestNoRetryFor(t *testing.T) {
 	}{
 		{"OpenAI context length", fakellm.Reply{Status: 400, Body: `{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}`}, "context window", true},
 		{"llama.cpp context size", fakellm.Reply{Status: 400, Body: `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`}, "context window", true},
-		{"bad key", fakellm.Reply{Status: 401, Body: `{"error":{"message":"Incorrect API key provided"}}`}, "HTTP 401: Incorrect API key", false},
+		{"bad key", fakellm.Reply{Status: 401, Body: `{"error":{"message":"Incorrect API key provided"}}`}, "rejected the API key (HTTP 401: Incorrect API key provided)", false},
 		{"unknown model", fakellm.Reply{Status: 404, Body: `{"error":{"message":"model 'x' not found"}}`}, "HTTP 404", false},
 	}
 	for _, c := range cases {
@@ -170,7 +178,7 @@ func TestUnreachableHidesCredentials(t *testing.T) {
 	if !errors.Is(err, llm.ErrUnreachable) {
 		t.Fatalf("err = %v, want ErrUnreachable", err)
 	}
-	if want := "model server at http://" + addr + " failed"; !strings.Contains(err.Error(), want) {
+	if want := "model server at http://" + addr + " cannot be reached"; !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want it to say %q", err, want)
 	}
 	for _, secret := range []string{"user", "hunter2", "key=", "sk-query-secret"} {
@@ -256,4 +264,39 @@ func TestDataIsNotSent(t *testing.T) {
 	if !strings.Contains(string(body), `"the plan"`) || !strings.Contains(string(body), `"go"`) {
 		t.Errorf("the request body lacks the messages' text:\n%s", body)
 	}
+}
+
+// clock is a test's time: sleeping moves it on at once.
+type clock struct {
+	mu    sync.Mutex
+	t     time.Time
+	start time.Time
+	waits []time.Duration
+	// onSleep, if set, runs at each wait with its number (1 for the first).
+	onSleep func(n int)
+}
+
+func newClock() *clock {
+	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	return &clock{t: start, start: start}
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) since() time.Duration { return c.now().Sub(c.start) }
+
+func (c *clock) sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.waits = append(c.waits, d)
+	n, f := len(c.waits), c.onSleep
+	c.mu.Unlock()
+	if f != nil {
+		f(n)
+	}
+	return ctx.Err()
 }
