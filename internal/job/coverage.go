@@ -1,0 +1,130 @@
+package job
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"creator/internal/coverage"
+	"creator/internal/document"
+	"creator/internal/llm"
+	"creator/tools"
+)
+
+// The coverage of a job is measured here and nowhere else: the ledger of
+// what the agent read and declared empty, the chunk manifest, and the
+// chunks the saved requirements cite.
+
+// ErrNoChunk is a chunk that does not exist.
+var ErrNoChunk = errors.New("no such chunk")
+
+// Coverage measures how far the job's documents are covered, from its
+// files.
+func (j *Job) Coverage() (coverage.Report, error) {
+	info, err := j.Info()
+	if err != nil {
+		return coverage.Report{}, err
+	}
+	saved, err := j.reqs.List()
+	if err != nil {
+		return coverage.Report{}, err
+	}
+	return j.coverageWith(info.InputNames(), coverage.Cited(saved))
+}
+
+func (j *Job) coverageWith(documents []string, cited map[string]bool) (coverage.Report, error) {
+	man, err := j.Manifest()
+	if err != nil {
+		return coverage.Report{}, err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.ledger.Measure(man, cited, documents), nil
+}
+
+// Manifest reads the chunk manifest; none yet is an empty one.
+func (j *Job) Manifest() (document.Manifest, error) { return coverage.Manifest(j.ws.Internal) }
+
+// RebuildCoverage makes the ledger what the conversation says was read and
+// declared empty, and writes it: what the agent read is in the transcript
+// even when a kill came before the ledger was written. A run calls it with
+// the conversation it resumes (none for a new job).
+func (j *Job) RebuildCoverage(msgs []llm.Message) error {
+	j.mu.Lock()
+	j.ledger = coverage.New(j.ws.Internal)
+	replay(j.ledger, msgs)
+	j.mu.Unlock()
+	return j.ledger.Save()
+}
+
+// NoteRead records what read_file returned of a file: for a chunk, the
+// lines it has now been read to. It reports whether the ledger changed.
+func (j *Job) NoteRead(lines tools.FileLines) (bool, error) {
+	j.mu.Lock()
+	changed := noteRead(j.ledger, lines)
+	j.mu.Unlock()
+	if !changed {
+		return false, nil
+	}
+	return true, j.ledger.Save()
+}
+
+// DeclareEmpty records that a chunk read in full holds no requirement, and
+// why. chunk may name the chunk in any form the manifest resolves
+// (chunk_003, chunks/chunk_003.md, 3).
+func (j *Job) DeclareEmpty(chunk, reason string) (tools.DeclaredEmpty, error) {
+	man, err := j.Manifest()
+	if err != nil {
+		return tools.DeclaredEmpty{}, err
+	}
+	mc, ok := man.Lookup(chunk)
+	if !ok {
+		if len(man.Chunks) == 0 {
+			return tools.DeclaredEmpty{}, fmt.Errorf("%w: chunk %q does not exist: there are no chunks yet; split the document with chunk_document first", ErrNoChunk, chunk)
+		}
+		return tools.DeclaredEmpty{}, fmt.Errorf("%w: chunk %q does not exist; the chunks are %s to %s", ErrNoChunk, chunk, man.Chunks[0].ID, man.Chunks[len(man.Chunks)-1].ID)
+	}
+	j.mu.Lock()
+	err = j.ledger.Declare(mc.File, reason)
+	e, _ := j.ledger.Entry(mc.File)
+	j.mu.Unlock()
+	if errors.Is(err, coverage.ErrNotRead) {
+		return tools.DeclaredEmpty{}, fmt.Errorf("%s is not read in full yet (%s): read it with read_file(path=%q) first, then declare it empty if it holds no requirement", mc.ID, e.Unread(), mc.File)
+	} else if err != nil {
+		return tools.DeclaredEmpty{}, err
+	}
+	if err := j.ledger.Save(); err != nil {
+		return tools.DeclaredEmpty{}, err
+	}
+	return tools.DeclaredEmpty{Chunk: mc.ID, File: mc.File, Reason: reason}, nil
+}
+
+// noteRead records lines read of a chunk file in a ledger.
+func noteRead(ledger *coverage.Ledger, lines tools.FileLines) bool {
+	if !strings.HasPrefix(lines.Path, "chunks/") {
+		return false
+	}
+	return ledger.Read(lines.Path, lines.First, len(lines.Lines), lines.Total)
+}
+
+// replay rebuilds a ledger from a conversation's tool results: the chunk
+// lines read_file returned and the chunks declared empty, in order.
+func replay(ledger *coverage.Ledger, msgs []llm.Message) {
+	for _, m := range msgs {
+		if m.Role != llm.RoleTool || m.Data.Failed {
+			continue
+		}
+		switch m.ToolName {
+		case "read_file":
+			var lines tools.FileLines
+			if m.Data.Decode(&lines) {
+				noteRead(ledger, lines)
+			}
+		case "declare_chunk_empty":
+			var d tools.DeclaredEmpty
+			if m.Data.Decode(&d) {
+				_ = ledger.Declare(d.File, d.Reason)
+			}
+		}
+	}
+}

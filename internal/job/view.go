@@ -1,0 +1,153 @@
+package job
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"creator/internal/coverage"
+	"creator/internal/reqstore"
+	"creator/internal/requirement"
+	"creator/internal/telemetry"
+	"creator/internal/transcript"
+	"creator/planner"
+	"creator/workspace"
+)
+
+// View is a job as its readers see it — status, list, export, publish,
+// diff, eval: nothing it does changes the folder, and it takes no lock, so
+// it can look at a job that another process is running.
+type View struct {
+	// ID is the job's id; Dir the absolute path of its folder.
+	ID  string
+	Dir string
+	j   *Job
+}
+
+// OpenView opens the job id under root for reading.
+func OpenView(root, id string) (*View, error) {
+	j, err := Open(root, id)
+	if err != nil {
+		return nil, err
+	}
+	return j.View(), nil
+}
+
+// View is the job as readers see it.
+func (j *Job) View() *View { return &View{ID: j.ID, Dir: j.Dir, j: j} }
+
+// Close releases the job folder.
+func (v *View) Close() error { return v.j.Close() }
+
+// Holder reports the pid of the process that holds the job's lock.
+func (v *View) Holder() (pid int, held bool) { return v.j.Holder() }
+
+// Info reads job.json.
+func (v *View) Info() (workspace.Info, error) { return v.j.Info() }
+
+// Plan reads the plan; planner.ErrNoPlan when there is none.
+func (v *View) Plan() (planner.Plan, error) { return v.j.plan.Load() }
+
+// Saved lists the saved requirements (requirements/req_*/final.json).
+func (v *View) Saved() ([]reqstore.Entry, error) { return v.j.reqs.List() }
+
+// Reviewable are the requirements under review — the output's, or those
+// saved before an output exists — with their decisions; saved and listErr
+// are what Saved gave.
+func (v *View) Reviewable(saved []reqstore.Entry, listErr error) (recs []requirement.Record, fromOutput bool, problems []string, err error) {
+	return v.j.reqs.ReviewableOf(saved, listErr)
+}
+
+// Output is the job's output with the review decisions of its records.
+func (v *View) Output() ([]requirement.Record, error) { return v.j.reqs.Output(v.ID) }
+
+// Transcript reads the transcript.
+func (v *View) Transcript() ([]transcript.Record, error) { return v.j.Transcript() }
+
+// Coverage measures how far the documents are covered: from the ledger,
+// or when there is none, from what the transcript says was read and
+// declared empty.
+func (v *View) Coverage() (coverage.Report, error) {
+	saved, err := v.Saved()
+	if err != nil {
+		return coverage.Report{}, err
+	}
+	return v.CoverageOf(saved)
+}
+
+// CoverageOf is Coverage with the saved requirements as Saved read them.
+func (v *View) CoverageOf(saved []reqstore.Entry) (coverage.Report, error) {
+	info, err := v.Info()
+	if err != nil {
+		return coverage.Report{}, err
+	}
+	if _, ok := coverage.Load(v.j.ws.Internal); !ok {
+		recs, err := v.Transcript()
+		if err != nil {
+			return coverage.Report{}, err
+		}
+		ledger := coverage.New(nil)
+		replay(ledger, transcript.Messages(recs))
+		man, err := v.j.Manifest()
+		if err != nil {
+			return coverage.Report{}, err
+		}
+		return ledger.Measure(man, coverage.Cited(saved), info.InputNames()), nil
+	}
+	return v.j.coverageWith(info.InputNames(), coverage.Cited(saved))
+}
+
+// LastEvent is the job's last event, from the end of its events file.
+func (v *View) LastEvent() (telemetry.Event, bool) {
+	f, err := os.Open(filepath.Join(v.Dir, filepath.FromSlash(telemetry.File)))
+	if err != nil {
+		return telemetry.Event{}, false
+	}
+	defer f.Close()
+	const tail = 64 << 10
+	fi, err := f.Stat()
+	if err != nil {
+		return telemetry.Event{}, false
+	}
+	off := max(0, fi.Size()-tail)
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return telemetry.Event{}, false
+	}
+	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
+	for i := len(lines) - 1; i >= 0 && i >= len(lines)-2; i-- {
+		var e telemetry.Event
+		if json.Unmarshal([]byte(lines[i]), &e) == nil && !e.Time.IsZero() {
+			return e, true
+		}
+	}
+	return telemetry.Event{}, false
+}
+
+// LastPublication is the job's last publish event, if any.
+func (v *View) LastPublication() (telemetry.Event, bool) {
+	f, err := os.Open(filepath.Join(v.Dir, filepath.FromSlash(telemetry.File)))
+	if err != nil {
+		return telemetry.Event{}, false
+	}
+	defer f.Close()
+	var last telemetry.Event
+	found := false
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		if !bytes.Contains(sc.Bytes(), []byte(`"type":"`+telemetry.TypePublished+`"`)) {
+			continue
+		}
+		var e telemetry.Event
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Type == telemetry.TypePublished {
+			last, found = e, true
+		}
+	}
+	return last, found
+}
