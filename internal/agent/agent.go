@@ -165,8 +165,8 @@ const (
 	// MaxToolFailures is how many answers in a row in which every call of
 	// one tool failed stop the job.
 	MaxToolFailures = 3
-	// A tool that failed in failWindowMax of its last failWindow answers
-	// is refused for the rest of the run.
+	// A tool that failed in failWindowMax of the job's last failWindow
+	// answers is refused for the next pauseAnswers answers.
 	failWindow    = 10
 	failWindowMax = 7
 )
@@ -423,9 +423,11 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 	if err != nil {
 		outcome = err.Error()
 	}
-	if err == nil {
+	switch {
+	case kind == KindDisabled: // the loop refused it: no strike, no success
+	case err == nil:
 		r.strikes.success(tc.Name)
-	} else {
+	default:
 		r.strikes.failure(tc.Name, err.Error())
 	}
 	var result string
@@ -449,7 +451,7 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 		}
 		result = humanize.WithNotes(raw, notes)
 	}
-	if err != nil && r.strikes.warn(tc.Name) {
+	if err != nil && kind != KindDisabled && r.strikes.warn(tc.Name) {
 		result += fmt.Sprintf("\n(%s has now failed in %d answers in a row; if all its calls fail in your next answer too, the job stops. Change the arguments or do this another way.)", tc.Name, MaxToolFailures-1)
 	}
 	r.repeats.record(key, tc, step, result, outcome, err != nil, repeat)
@@ -462,8 +464,8 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 // invoke runs a call's tool, unless the tool is disabled. kind is the
 // kind of the result when the loop, not the tool, decides what it is.
 func (a *Agent) invoke(ctx context.Context, tc llm.ToolCall, r *run) (res llm.ToolResult, kind string, err error) {
-	if r.strikes.disabled[tc.Name] {
-		return res, KindDisabled, fmt.Errorf("%s is disabled for the rest of this run because it failed in %d of its last %d answers; do this another way", tc.Name, failWindowMax, failWindow)
+	if r.strikes.isPaused(tc.Name) {
+		return res, KindDisabled, fmt.Errorf("%s is paused for up to %d answers because it failed in %d of the job's last %d answers; read its errors above, and meanwhile do other work or find another way", tc.Name, pauseAnswers, failWindowMax, failWindow)
 	}
 	res, err = a.Tools.Call(ctx, tc.Name, json.RawMessage(tc.Arguments))
 	if err != nil && !slices.Contains(r.names, tc.Name) {
@@ -481,8 +483,14 @@ func (a *Agent) observeNotRun(step int, tc llm.ToolCall, taken takenCall) {
 // noCallToRun handles an answer without a call that could run: the job
 // may be complete; else the model is told why nothing was done, and a run
 // of such answers stops the job.
+//
+// Such an answer is neutral for the counts of failures and repeats: it
+// neither adds to them nor clears them, since nothing ran and nothing
+// changed. (Clearing them let a model that alternates a repeated call with
+// a text answer loop until the step limit.) The run of such answers is
+// itself counted in r.idle, and cleared by any answer with a call that
+// could run.
 func (a *Agent) noCallToRun(conv *Conversation, step int, ans *answer, r *run) (*ending, error) {
-	r.repeats.reset()
 	var status CompletionStatus
 	if len(ans.msg.ToolCalls) > 0 {
 		// Every call is answered with the reason it did not run.

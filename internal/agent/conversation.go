@@ -50,7 +50,7 @@ const (
 	KindInterrupted = "interrupted"  // cut off by an interruption: it may or may not have taken effect
 	KindRepeat      = "repeat"       // repeats an earlier call whose result, unchanged, is still in the conversation
 	KindUnknownTool = "unknown_tool" // the call names no tool
-	KindDisabled    = "disabled"     // the tool is refused for the rest of the run
+	KindDisabled    = "disabled"     // the tool is refused for a few answers: it failed too often
 	// User messages:
 	KindResume   = "resume"   // ResumeNote
 	KindReminder = "reminder" // after an answer without a call that could run
