@@ -592,6 +592,30 @@ func (c *conversation) profileReads(f *facts, k int) (map[string]string, bool) {
 	return texts, len(texts) > 0
 }
 
+// profileLost reports whether the newest read of notes/document.md failed
+// with no write of it since: the profile was never written.
+func (c *conversation) profileLost() bool {
+	for i := len(c.steps) - 1; i >= 0; i-- {
+		calls := c.steps[i].calls
+		for j := len(calls) - 1; j >= 0; j-- {
+			cr := calls[j]
+			if cr.path() != "notes/document.md" || !cr.answered {
+				continue
+			}
+			switch cr.call.Name {
+			case "write_file":
+				return false
+			case "read_file":
+				// A read that did not run, or may not have, says nothing.
+				if !agent.NotRun(cr.data) {
+					return cr.data.Failed
+				}
+			}
+		}
+	}
+	return false
+}
+
 // profiles reads the document profiles from the newest place that shows
 // them whole: a read of notes/document.md or the write of it.
 func (c *conversation) profiles() (map[string]profile, bool) {

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"creator/internal/fakellm"
+	"creator/internal/requirement"
+)
+
+// faultSeedsDoc is the environment variable that runs TestFaultSeedsLong:
+// CREATOR_FAULT_SEEDS_DOC=800-63b (make faults).
+const faultSeedsDoc = "CREATOR_FAULT_SEEDS_DOC"
+
+// TestFaultSeeds runs a small standard through 20 different draws of 15%
+// faults of every kind; each job must complete with the requirements of a
+// clean run. One draw is one job's luck: failures spread over a job must
+// never add up to a stop (a tool that failed in answers far apart is not
+// failing "in a row").
+func TestFaultSeeds(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("whole jobs")
+	}
+	runFaultSeeds(t, "../../testdata/faults/remote-access-standard.md", 20)
+}
+
+// TestFaultSeedsLong is TestFaultSeeds on NIST SP 800-63B, a job of some
+// fifty steps; it runs only when CREATOR_FAULT_SEEDS_DOC=800-63b (make
+// faults), and logs how many of the 20 jobs completed and how long they took.
+func TestFaultSeedsLong(t *testing.T) {
+	t.Parallel()
+	if os.Getenv(faultSeedsDoc) != "800-63b" {
+		t.Skipf("set %s=800-63b (make faults) to run it", faultSeedsDoc)
+	}
+	runFaultSeeds(t, corpusPath(t, "NIST.SP.800-63b.pdf"), 20)
+}
+
+func runFaultSeeds(t *testing.T, doc string, seeds int) {
+	_, want := readRequirements(t, runBuiltin(t, doc, "ref"))
+	var ref []requirement.Record
+	json.Unmarshal(want, &ref)
+
+	start := time.Now()
+	var mu sync.Mutex
+	completed, faults, calls := 0, 0, 0
+	kinds := map[string]int{}
+	t.Run("seeds", func(t *testing.T) {
+		for seed := range seeds {
+			t.Run(fmt.Sprint("seed", seed+1), func(t *testing.T) {
+				t.Parallel()
+				var root string
+				h, stats := fakellm.Faults(0.15, uint64(seed+1), builtinOverHTTP(&root))
+				e := newJobEnv(t, h)
+				root = e.root
+				began := time.Now()
+				code, _, stderr := cli(t, e.args("run", "--job", "f", "--request-timeout", "1s", "--max-steps", "1000", doc)...)
+				t.Logf("exit %d after %d steps in %s; %d faults in %d requests: %v", code, e.info("f").Usage.Steps, time.Since(began).Round(time.Millisecond), stats.Total(), stats.Calls, stats.Counts)
+				mu.Lock()
+				faults += stats.Total()
+				calls += stats.Calls
+				for k, n := range stats.Counts {
+					kinds[k] += n
+				}
+				mu.Unlock()
+				if code != 0 {
+					t.Fatalf("exit %d:\n%s", code, tail(stderr, 2000))
+				}
+				var got []requirement.Record
+				json.Unmarshal([]byte(e.read("f", "output/requirements.json")), &got)
+				if diff := requirementsDiffer(ref, got); diff != "" {
+					t.Fatal(diff)
+				}
+				mu.Lock()
+				completed++
+				mu.Unlock()
+			})
+		}
+	})
+	t.Logf("%d of %d jobs completed with the clean run's %d requirements in %s; %d faults in %d requests: %v",
+		completed, seeds, len(ref), time.Since(start).Round(time.Second), faults, calls, kinds)
+	for _, kind := range fakellm.FaultKinds {
+		if kinds[kind] == 0 {
+			t.Errorf("no %q fault was injected", kind)
+		}
+	}
+}
+
+// requirementsDiffer compares a job's requirements with a reference run's
+// by quote and text, ignoring their order and ids (a call garbled in
+// transit is made again later, so a requirement may come later): every
+// requirement of the reference once, no other.
+func requirementsDiffer(ref, got []requirement.Record) string {
+	key := func(r requirement.Record) string {
+		if len(r.Citations) == 0 {
+			return "\x00" + r.Text
+		}
+		return r.Citations[0].Quote + "\x00" + r.Text
+	}
+	left := map[string]int{}
+	for _, r := range ref {
+		left[key(r)]++
+	}
+	var extra []string
+	for _, r := range got {
+		if left[key(r)] == 0 {
+			extra = append(extra, fmt.Sprintf("%s %.80q", r.ID, r.Text))
+			continue
+		}
+		left[key(r)]--
+	}
+	var missing []string
+	for k, n := range left {
+		for range n {
+			_, text, _ := strings.Cut(k, "\x00")
+			missing = append(missing, fmt.Sprintf("%.80q", text))
+		}
+	}
+	sort.Strings(missing)
+	if len(extra) == 0 && len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d requirements; not in the reference or there once too often: %v; missing: %v", len(got), len(ref), extra, missing)
+}
