@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -70,11 +71,13 @@ func runFaultSeeds(t *testing.T, doc string, seeds int) {
 				}
 				mu.Unlock()
 				if code != 0 {
+					keepJob(t, e.jobDir("f"), fmt.Sprint("seed", seed+1))
 					t.Fatalf("exit %d:\n%s", code, tail(stderr, 2000))
 				}
 				var got []requirement.Record
 				json.Unmarshal([]byte(e.read("f", "output/requirements.json")), &got)
 				if diff := requirementsDiffer(ref, got); diff != "" {
+					keepJob(t, e.jobDir("f"), fmt.Sprint("seed", seed+1))
 					t.Fatal(diff)
 				}
 				mu.Lock()
@@ -127,4 +130,20 @@ func requirementsDiffer(ref, got []requirement.Record) string {
 		return ""
 	}
 	return fmt.Sprintf("%d of %d requirements; not in the reference or there once too often: %v; missing: %v", len(got), len(ref), extra, missing)
+}
+
+// keepJob copies a job that went wrong to $CREATOR_FAULT_SEEDS_KEEP/name,
+// when that is set, for a look after the test.
+func keepJob(t *testing.T, dir, name string) {
+	keep := os.Getenv("CREATOR_FAULT_SEEDS_KEEP")
+	if keep == "" {
+		return
+	}
+	dst := filepath.Join(keep, name)
+	os.RemoveAll(dst)
+	if err := os.CopyFS(dst, os.DirFS(dir)); err != nil {
+		t.Logf("keeping the job: %v", err)
+		return
+	}
+	t.Logf("the job is kept in %s", dst)
 }

@@ -568,14 +568,17 @@ func fileContent(cr callResult) string {
 }
 
 // profileReads returns the text of the profile chunks read in the latest
-// step, by document, when every document has some.
+// step, by document, when the step read the first k chunks of every
+// document.
 func (c *conversation) profileReads(f *facts, k int) (map[string]string, bool) {
 	if len(c.steps) == 0 {
 		return nil, false
 	}
 	texts := map[string]string{}
+	read := map[string]bool{}
 	for _, cr := range c.steps[len(c.steps)-1].calls {
 		if cr.call.Name == "read_file" && cr.ok && chunkPathRE.MatchString(cr.path()) {
+			read[cr.path()] = true
 			// A profile needs a sample of the text: a chunk cut by
 			// read_file gives what was read of it.
 			content := fileContent(cr)
@@ -587,6 +590,14 @@ func (c *conversation) profileReads(f *facts, k int) (map[string]string, bool) {
 	for _, d := range f.inputs {
 		if texts[d] == "" {
 			return nil, false
+		}
+		// All of the first k chunks, so that a profile made again (its
+		// write was lost) is the one made the first time.
+		rng, ok := f.chunked[d]
+		for n := rng.first; ok && n <= rng.last && n < rng.first+k; n++ {
+			if !read[chunkPath(n)] {
+				return nil, false
+			}
 		}
 	}
 	return texts, len(texts) > 0

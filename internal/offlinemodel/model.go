@@ -384,8 +384,8 @@ func (m *Model) profileWrite(st *conversation, f *facts) (llm.ToolCall, bool) {
 func (m *Model) profileChunkReads(f *facts) []llm.ToolCall {
 	var calls []llm.ToolCall
 	for _, d := range f.inputs {
-		rng := f.chunked[d]
-		for n := rng.first; n <= rng.last && n < rng.first+m.ProfileChunks; n++ {
+		rng, ok := f.chunked[d]
+		for n := rng.first; ok && n <= rng.last && n < rng.first+m.ProfileChunks; n++ {
 			calls = append(calls, call("read_file", map[string]any{"path": chunkPath(n), "limit": 2000}))
 		}
 	}
@@ -434,7 +434,9 @@ func (m *Model) workGroup(st *conversation, f *facts, cur *planner.Task, a, b in
 		if w, ok := m.profileWrite(st, f); ok {
 			return "Writing the document profile again: notes/document.md does not exist.", append(calls, w)
 		}
-		return "Reading the first chunks of each document again, to write the missing document profile.", append(calls, m.profileChunkReads(f)...)
+		if reads := m.profileChunkReads(f); len(reads) > 0 {
+			return "Reading the first chunks of each document again, to write the missing document profile.", append(calls, reads...)
+		}
 	}
 	if !ok {
 		calls = append(calls, call("read_file", map[string]any{"path": "notes/document.md"}))
