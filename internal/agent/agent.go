@@ -213,7 +213,7 @@ func (a *Agent) Start(ctx context.Context, first llm.Message) (Outcome, error) {
 // The returned error is for failures that leave the job in an unknown
 // state (the transcript cannot be written); every other end is an Outcome.
 func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
-	r := &run{strikes: newStrikes(), repeats: newRepeats()}
+	r := &run{strikes: newStrikes(), repeats: newRepeats(), ids: conv.ids()}
 	if c, ok := a.Tools.(Catalog); ok {
 		r.names = c.Known()
 	} else {
@@ -237,7 +237,7 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
 			}
 			return Outcome{}, err
 		}
-		step, ans, err := a.record(conv, resp, counted, latency, r.names)
+		step, ans, err := a.record(conv, resp, counted, latency, r)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -282,7 +282,10 @@ type ending struct {
 
 // run is the state of one Run: what the loop counts across answers.
 type run struct {
-	names   []string // every tool the model may call
+	names []string // every tool the model may call
+	// ids are the tool-call ids of the job: of the conversation, and of
+	// the transcript's earlier turns that summaries dropped.
+	ids     map[string]bool
 	strikes *strikes
 	repeats *repeats
 	// idle describes the answers in a row that had no call to run: for
@@ -344,7 +347,7 @@ func (a *Agent) complete(ctx context.Context, conv *Conversation, r *run) (llm.R
 }
 
 // record counts a model call, takes its answer in and journals both.
-func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, latency time.Duration, names []string) (int, answer, error) {
+func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, latency time.Duration, r *run) (int, answer, error) {
 	a.totals.Steps++
 	step := a.totals.Steps
 	a.totals.PromptTokens += int64(resp.Usage.PromptTokens)
@@ -355,7 +358,7 @@ func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, laten
 		cost = a.Price(a.Model.Name(), resp.Usage)
 		a.totals.CostUSD += cost
 	}
-	ans := take(resp, step, names)
+	ans := take(resp, step, r.names, r.ids)
 	conv.Messages = append(conv.Messages, ans.msg)
 	if err := a.Journal.Append(transcript.Record{Type: transcript.TypeMessage, Step: step, Message: &ans.msg,
 		Original: ans.original, Note: strings.Join(ans.notes, "; ")}); err != nil {

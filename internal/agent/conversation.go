@@ -32,6 +32,25 @@ func (c *Conversation) noteSteps(m llm.Message, step int) {
 	}
 }
 
+// ids are the tool-call ids of the job as far as the conversation knows
+// them: its messages', and those of every call of a rebuilt transcript.
+func (c *Conversation) ids() map[string]bool {
+	out := map[string]bool{}
+	for id := range c.steps {
+		out[id] = true
+	}
+	for _, m := range c.Messages {
+		for _, tc := range m.ToolCalls {
+			out[tc.ID] = true
+		}
+		if m.ToolCallID != "" {
+			out[m.ToolCallID] = true
+		}
+	}
+	delete(out, "")
+	return out
+}
+
 // stepOf is the step of a tool call, 0 when not known.
 func (c *Conversation) stepOf(id string) int { return c.steps[id] }
 
@@ -73,15 +92,20 @@ func DidNotRun(result string) bool {
 
 // Rebuild replays a transcript: the conversation as it stood, and the
 // job's totals (sums of the step records).
+//
+// Ids that earlier versions made up (call_8_1) are given the current form
+// (newIDs), in every call and result alike.
 func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 	conv := &Conversation{}
 	var t Totals
+	names := newIDs(recs)
 	for _, r := range recs {
 		switch r.Type {
 		case transcript.TypeMessage:
 			if r.Message != nil {
-				conv.Messages = append(conv.Messages, *r.Message)
-				conv.noteSteps(*r.Message, r.Step)
+				m := renameIDs(*r.Message, names)
+				conv.Messages = append(conv.Messages, m)
+				conv.noteSteps(m, r.Step)
 			}
 			// A crash between an answer and its step record still counts the step.
 			t.Steps = max(t.Steps, r.Step)
@@ -89,7 +113,10 @@ func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 			if r.Kind == "clear" {
 				transcript.Apply(conv.Messages, r.Edits)
 			} else if r.Messages != nil {
-				conv.Messages = append([]llm.Message(nil), r.Messages...)
+				conv.Messages = conv.Messages[:0:0]
+				for _, m := range r.Messages {
+					conv.Messages = append(conv.Messages, renameIDs(m, names))
+				}
 			}
 		case transcript.TypeStep:
 			t.Steps = max(t.Steps, r.Step)
