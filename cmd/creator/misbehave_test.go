@@ -2,11 +2,17 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"creator/internal/fakellm"
+	"creator/internal/llm"
+	"creator/internal/transcript"
 )
 
 const sampleDoc = "../../testdata/sample/retention-policy.pdf"
@@ -78,5 +84,66 @@ func TestLoopStopsTheJobResumably(t *testing.T) {
 	mu.Unlock()
 	if code, _, stderr := e.resume("loop"); code != 0 {
 		t.Fatalf("resume: exit %d:\n%s", code, stderr)
+	}
+}
+
+// A model that numbers its calls afresh in every answer (Kimi K2) sends
+// the same ids again and again; a result too large for the conversation is
+// saved under .agent/results/ by its call's id, so each saved result must
+// still be the one its message announces, never another call's.
+func TestSavedResultsBelongToTheirCall(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a whole job")
+	}
+	// Sections of the same shape, each a chunk too large for the
+	// conversation with two requirements: every answer saves two and reads
+	// the next chunk, so the reads have the same id in answer after answer.
+	var doc strings.Builder
+	doc.WriteString("# Archive Standard\n\n")
+	for n := 1; n <= 5; n++ {
+		fmt.Fprintf(&doc, "## %d Records of kind %d\n\n", n, n)
+		for k := 1; k <= 40; k++ {
+			fmt.Fprintf(&doc, "In meeting %d the committee reviewed how records of kind %d were handled in year %d, and noted the history of the practice.\n", k, n, 1990+k)
+		}
+		fmt.Fprintf(&doc, "\n\nRecords of kind %d must be kept for %d years.\n\nRecords of kind %d must be stored in the archive room.\n\n", n, n+2, n)
+	}
+	path := filepath.Join(t.TempDir(), "archive-standard.md")
+	if err := os.WriteFile(path, []byte(doc.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var root string
+	e := newJobEnv(t, fakellm.KimiIDs(builtinOverHTTP(&root)))
+	root = e.root
+	code, _, stderr := cli(t, e.args("run", "--job", "k", "--request-timeout", "5s", "--context-window", "2000", path)...)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, tail(stderr, 3000))
+	}
+	recs, err := transcript.Parse(strings.NewReader(e.read("k", ".agent/transcript.jsonl")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := regexp.MustCompile(`\.agent/results/[A-Za-z0-9_-]+\.txt`)
+	checked := map[string]bool{}
+	for _, r := range recs {
+		if r.Type != transcript.TypeMessage || r.Message.Role != llm.RoleTool {
+			continue
+		}
+		path := saved.FindString(r.Message.Content)
+		if path == "" {
+			continue
+		}
+		if checked[path] {
+			t.Errorf("%s is announced by two results", path)
+		}
+		checked[path] = true
+		head, _, _ := strings.Cut(r.Message.Content, "[… ")
+		if whole := e.read("k", path); !strings.HasPrefix(whole, head) {
+			t.Errorf("%s (call %s) holds another result:\n%.200s\nwhere its message shows:\n%.200s", path, r.Message.ToolCallID, whole, head)
+		}
+	}
+	t.Logf("%d saved results checked", len(checked))
+	if len(checked) < 2 {
+		t.Fatalf("%d results were saved; the test needs more", len(checked))
 	}
 }
