@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -145,5 +146,53 @@ func TestSavedResultsBelongToTheirCall(t *testing.T) {
 	t.Logf("%d saved results checked", len(checked))
 	if len(checked) < 2 {
 		t.Fatalf("%d results were saved; the test needs more", len(checked))
+	}
+}
+
+// A job whose transcript holds ids that earlier versions made up
+// (call_<step>_<n>) resumes behind a server that refuses that form: the
+// ids are sent in the current form, and the job completes with the output
+// of a clean run.
+func TestResumeWithIDsOfAnEarlierVersion(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("whole jobs")
+	}
+	_, want := readRequirements(t, runBuiltin(t, sampleDoc, "ref"))
+	var root string
+	model := builtinOverHTTP(&root)
+	e := newJobEnv(t, fakellm.MistralIDs(func(r fakellm.Request) fakellm.Reply {
+		reply := model(r)
+		for i := range reply.ToolCalls {
+			reply.ToolCalls[i].ID = "" // creator makes every id
+		}
+		return reply
+	}))
+	root = e.root
+	code, _, stderr := cli(t, e.args("run", "--job", "old", "--request-timeout", "5s", "--max-steps", "8", sampleDoc)...)
+	if code != exitIncomplete {
+		t.Fatalf("exit %d, want 3 at the step limit:\n%s", code, tail(stderr, 2000))
+	}
+	// The transcript as an earlier version wrote it: call_<step>_<n>.
+	made := regexp.MustCompile(`"(id|tool_call_id)":"c([0-9a-z]{5})([0-9a-z]{3})"`)
+	path := filepath.Join(e.jobDir("old"), ".agent", "transcript.jsonl")
+	data, _ := os.ReadFile(path)
+	old := made.ReplaceAllStringFunc(string(data), func(s string) string {
+		g := made.FindStringSubmatch(s)
+		step, _ := strconv.ParseInt(g[2], 36, 64)
+		n, _ := strconv.ParseInt(g[3], 36, 64)
+		return fmt.Sprintf(`"%s":"call_%d_%d"`, g[1], step, n)
+	})
+	if !strings.Contains(old, `"id":"call_2_1"`) {
+		t.Fatalf("the transcript has no made-up ids to rewrite:\n%s", tail(old, 1500))
+	}
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := cli(t, e.args("resume", "--job", "old", "--max-steps", "500")...); code != 0 {
+		t.Fatalf("resume: exit %d:\n%s", code, tail(stderr, 2000))
+	}
+	if got := e.read("old", "output/requirements.json"); got != string(want) {
+		t.Errorf("the output differs from a clean run's:\n%s", tail(got, 1500))
 	}
 }
