@@ -441,6 +441,11 @@ func (m *Model) workGroup(st *conversation, f *facts, cur *planner.Task, a, b in
 	if !ok {
 		calls = append(calls, call("read_file", map[string]any{"path": "notes/document.md"}))
 		next := max(a, f.processedUpTo(a, b)+1)
+		if view, read := st.lastChunkView(); read && view.n >= a && view.n <= b && f.processed[view.n] {
+			// The last step read a chunk done before again (to save what
+			// was lost of it), and the profile is needed to analyse it.
+			next = view.n
+		}
 		if reread > 0 {
 			next = reread
 		}
