@@ -94,11 +94,12 @@ func DidNotRun(result string) bool {
 // job's totals (sums of the step records).
 //
 // Ids that earlier versions made up (call_8_1) are given the current form
-// (newIDs), in every call and result alike.
+// (newIDs), in every call and result alike, and calls that share an id with
+// an earlier call of the conversation get one of their own (dedupeIDs).
 func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 	conv := &Conversation{}
 	var t Totals
-	names := newIDs(recs)
+	names, used := newIDs(recs)
 	for _, r := range recs {
 		switch r.Type {
 		case transcript.TypeMessage:
@@ -128,6 +129,7 @@ func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 			t.CostUSD += r.CostUSD
 		}
 	}
+	dedupeIDs(conv.Messages, used)
 	return conv, t
 }
 

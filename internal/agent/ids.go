@@ -57,8 +57,8 @@ var oldMadeID = regexp.MustCompile(`^call_([0-9]+)_([0-9]+)$`)
 // a job started with an older version can be resumed against a server that
 // checks the form. The map is the same for every record, so a call and its
 // result, wherever they stand (messages, summaries), are renamed alike.
-func newIDs(recs []transcript.Record) map[string]string {
-	used := map[string]bool{}
+func newIDs(recs []transcript.Record) (names map[string]string, used map[string]bool) {
+	used = map[string]bool{}
 	var old []string
 	note := func(id string) {
 		if id == "" || used[id] {
@@ -84,7 +84,7 @@ func newIDs(recs []transcript.Record) map[string]string {
 		}
 	}
 	if len(old) == 0 {
-		return nil
+		return nil, used
 	}
 	out := map[string]string{}
 	for _, id := range old {
@@ -98,7 +98,7 @@ func newIDs(recs []transcript.Record) map[string]string {
 		used[nid] = true
 		out[id] = nid
 	}
-	return out
+	return out, used
 }
 
 // renameIDs returns m with its ids renamed by names (a copy when any is).
@@ -119,4 +119,40 @@ func renameIDs(m llm.Message, names map[string]string) llm.Message {
 		}
 	}
 	return m
+}
+
+// dedupeIDs renames the calls of a rebuilt conversation whose id an
+// earlier call of it has, and their results (the tool messages after an
+// assistant message answer its calls): transcripts of earlier versions
+// kept ids such as Kimi K2's as sent, the same in answer after answer.
+// The new ids are hashes of the message's place, unique against taken
+// (every id of the job), so every rebuild of the transcript makes the same.
+func dedupeIDs(msgs []llm.Message, taken map[string]bool) {
+	seen := map[string]bool{}
+	var current map[string]string
+	for i := range msgs {
+		m := &msgs[i]
+		switch {
+		case m.Role == llm.RoleTool:
+			if nid, ok := current[m.ToolCallID]; ok {
+				m.ToolCallID = nid
+			}
+		case len(m.ToolCalls) > 0:
+			current = map[string]string{}
+			copied := false
+			for j, tc := range m.ToolCalls {
+				if seen[tc.ID] {
+					if !copied {
+						m.ToolCalls, copied = append([]llm.ToolCall(nil), m.ToolCalls...), true
+					}
+					nid := makeCallID(-1, i*1000+j, func(id string) bool { return taken[id] || seen[id] })
+					current[tc.ID], m.ToolCalls[j].ID = nid, nid
+					taken[nid] = true
+				}
+				seen[m.ToolCalls[j].ID] = true
+			}
+		default:
+			current = nil
+		}
+	}
 }

@@ -167,3 +167,49 @@ func TestRebuildRenamesIDsOfEarlierVersions(t *testing.T) {
 		}
 	}
 }
+
+// A transcript of an earlier version that kept Kimi K2's ids as sent has
+// one id for calls of several answers; the rebuilt conversation gives each
+// later call an id of its own, and its result the same.
+func TestRebuildMakesRepeatedIDsUnique(t *testing.T) {
+	t.Parallel()
+	first := llm.Message{Role: llm.RoleUser, Content: "go"}
+	step := func(n int, path string) []transcript.Record {
+		return []transcript.Record{
+			{Type: transcript.TypeMessage, Step: n, Message: &llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
+				{ID: "functions.read_file:0", Name: "read_file", Arguments: `{"path":"` + path + `"}`}}}},
+			{Type: transcript.TypeMessage, Step: n, Message: &llm.Message{Role: llm.RoleTool, ToolCallID: "functions.read_file:0", Content: "the text of " + path}},
+		}
+	}
+	recs := []transcript.Record{{Type: transcript.TypeMessage, Message: &first}}
+	recs = append(recs, step(1, "a.md")...)
+	recs = append(recs, step(2, "b.md")...)
+	recs = append(recs, step(3, "c.md")...)
+	conv, _ := agent.Rebuild(recs)
+	if err := llm.Validate(conv.Messages); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i, m := range conv.Messages {
+		for _, tc := range m.ToolCalls {
+			if seen[tc.ID] {
+				t.Fatalf("id %q twice", tc.ID)
+			}
+			seen[tc.ID] = true
+			res := conv.Messages[i+1]
+			if res.ToolCallID != tc.ID || !strings.Contains(tc.Arguments, strings.TrimPrefix(res.Content, "the text of ")) {
+				t.Fatalf("call %s %s is answered by %s %q", tc.ID, tc.Arguments, res.ToolCallID, res.Content)
+			}
+		}
+	}
+	if conv.Messages[1].ToolCalls[0].ID != "functions.read_file:0" || !madeID.MatchString(conv.Messages[3].ToolCalls[0].ID) {
+		t.Fatalf("ids: %q, %q", conv.Messages[1].ToolCalls[0].ID, conv.Messages[3].ToolCalls[0].ID)
+	}
+	again, _ := agent.Rebuild(recs)
+	if again.Messages[5].ToolCalls[0].ID != conv.Messages[5].ToolCalls[0].ID {
+		t.Fatal("two rebuilds of one transcript make different ids")
+	}
+	if recs[3].Message.ToolCalls[0].ID != "functions.read_file:0" {
+		t.Fatal("the records themselves were changed")
+	}
+}
