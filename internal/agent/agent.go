@@ -289,7 +289,10 @@ type run struct {
 	strikes *strikes
 	repeats *repeats
 	// idle describes the answers in a row that had no call to run: for
-	// each, why ("text", "cut off", "calls not run", "text calls").
+	// each, why ("text", "cut off", "calls not run", "text calls"). Any
+	// answer with a call that could run ends the row, whether the call
+	// worked or not: the model is working with the tools again, and its
+	// failures and repeats have counts of their own (strikes, repeats).
 	idle       []string
 	overflowed bool
 }
