@@ -452,6 +452,27 @@ func (c *conversation) savesToRepeat() (calls []llm.ToolCall, chunks []string, r
 	return append(calls, declares...), append(chunks, declared...), reread
 }
 
+// lostReread is the chunk, done before, whose read again in the latest
+// step did not arrive (its name garbled, its arguments broken, cut off):
+// the read that was to save what was lost of it. 0 for none.
+func (c *conversation) lostReread(f *facts) int {
+	if len(c.steps) == 0 {
+		return 0
+	}
+	for _, cr := range c.steps[len(c.steps)-1].calls {
+		garbled := cr.data.Kind == agent.KindUnknownTool
+		if !(agent.NotRun(cr.data) || garbled) || !(cr.call.Name == "read_file" || garbled) {
+			continue
+		}
+		if g := chunkPathRE.FindStringSubmatch(cr.path()); g != nil {
+			if n, _ := strconv.Atoi(g[1]); f.processed[n] {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
 var chunkIDRE = regexp.MustCompile(`^chunk_(\d+)$`)
 
 // chunkView is what the conversation still shows of a chunk file: its

@@ -427,6 +427,9 @@ func (m *Model) groupTasks(f *facts) []string {
 func (m *Model) workGroup(st *conversation, f *facts, cur *planner.Task, a, b int, calls []llm.ToolCall) (string, []llm.ToolCall) {
 	repeat, _, reread := st.savesToRepeat()
 	calls = append(calls, repeat...)
+	if reread == 0 {
+		reread = st.lostReread(f)
+	}
 	profiles, ok := st.profiles()
 	if !ok && st.profileLost() {
 		// The write of the profile never ran (its arguments were lost on
@@ -458,6 +461,21 @@ func (m *Model) workGroup(st *conversation, f *facts, cur *planner.Task, a, b in
 	if reread > 0 && !(read && view.n == reread) {
 		calls = append(calls, call("read_file", map[string]any{"path": chunkPath(reread), "limit": 2000}))
 		return "Reading " + chunkID(reread) + " again: saving its requirements was cut off.", calls
+	}
+	if read && (view.n < a || view.n > b) && f.processed[view.n] && view.whole() {
+		// A chunk of an earlier group read again to save what was lost of
+		// it, after its group was completed in the same answer as the
+		// saves: analyse it, then go on with this group.
+		if last, ok := view.chunk(); ok {
+			cover, n := st.cover(f, last, profiles)
+			calls = append(calls, cover...)
+			note := fmt.Sprintf("%s: %d requirement(s). ", chunkID(last.n), n)
+			if next := max(a, f.processedUpTo(a, b)+1); next <= b {
+				calls = append(calls, call("read_file", map[string]any{"path": chunkPath(next), "limit": 2000}))
+				return note + "Reading " + chunkID(next) + ".", calls
+			}
+			return note, calls
+		}
 	}
 	if read && view.n >= a && view.n <= b {
 		if !view.whole() {
