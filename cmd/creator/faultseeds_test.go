@@ -29,7 +29,7 @@ func TestFaultSeeds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole jobs")
 	}
-	runFaultSeeds(t, "../../testdata/faults/remote-access-standard.md", 20)
+	runFaultSeeds(t, "../../testdata/faults/remote-access-standard.md", 20, fakellm.FaultKinds)
 }
 
 // TestFaultSeedsLong is TestFaultSeeds on NIST SP 800-63B, a job of some
@@ -40,10 +40,17 @@ func TestFaultSeedsLong(t *testing.T) {
 	if os.Getenv(faultSeedsDoc) != "800-63b" {
 		t.Skipf("set %s=800-63b (make faults) to run it", faultSeedsDoc)
 	}
-	runFaultSeeds(t, corpusPath(t, "NIST.SP.800-63b.pdf"), 20)
+	doc := corpusPath(t, "NIST.SP.800-63b.pdf")
+	t.Run("all kinds", func(t *testing.T) { runFaultSeeds(t, doc, 20, fakellm.FaultKinds) })
+	// The kinds of the report that found the strikes counted out of a row
+	// (issue 25): with a quarter of the faults an unknown tool name, a job
+	// of fifty steps meets several, dozens of answers apart.
+	t.Run("four kinds", func(t *testing.T) {
+		runFaultSeeds(t, doc, 20, []string{"429", "500", "arguments not JSON", "unknown tool"})
+	})
 }
 
-func runFaultSeeds(t *testing.T, doc string, seeds int) {
+func runFaultSeeds(t *testing.T, doc string, seeds int, kinds []string) {
 	_, want := readRequirements(t, runBuiltin(t, doc, "ref"))
 	var ref []requirement.Record
 	json.Unmarshal(want, &ref)
@@ -51,13 +58,13 @@ func runFaultSeeds(t *testing.T, doc string, seeds int) {
 	start := time.Now()
 	var mu sync.Mutex
 	completed, faults, calls := 0, 0, 0
-	kinds := map[string]int{}
+	injected := map[string]int{}
 	t.Run("seeds", func(t *testing.T) {
 		for seed := range seeds {
 			t.Run(fmt.Sprint("seed", seed+1), func(t *testing.T) {
 				t.Parallel()
 				var root string
-				h, stats := fakellm.Faults(0.15, uint64(seed+1), builtinOverHTTP(&root))
+				h, stats := fakellm.FaultsOf(0.15, uint64(seed+1), kinds, builtinOverHTTP(&root))
 				e := newJobEnv(t, h)
 				root = e.root
 				began := time.Now()
@@ -67,7 +74,7 @@ func runFaultSeeds(t *testing.T, doc string, seeds int) {
 				faults += stats.Total()
 				calls += stats.Calls
 				for k, n := range stats.Counts {
-					kinds[k] += n
+					injected[k] += n
 				}
 				mu.Unlock()
 				if code != 0 {
@@ -87,9 +94,9 @@ func runFaultSeeds(t *testing.T, doc string, seeds int) {
 		}
 	})
 	t.Logf("%d of %d jobs completed with the clean run's %d requirements in %s; %d faults in %d requests: %v",
-		completed, seeds, len(ref), time.Since(start).Round(time.Second), faults, calls, kinds)
-	for _, kind := range fakellm.FaultKinds {
-		if kinds[kind] == 0 {
+		completed, seeds, len(ref), time.Since(start).Round(time.Second), faults, calls, injected)
+	for _, kind := range kinds {
+		if injected[kind] == 0 {
 			t.Errorf("no %q fault was injected", kind)
 		}
 	}
