@@ -6,7 +6,7 @@
 #   make fuzz    run each fuzz target briefly
 #   make bench   run the benchmarks
 #   make stress  kill a job 100 times at random and resume it; longer fuzzing
-#   make faults  NIST SP 800-63B through 20 draws of 15% model faults
+#   make faults  NIST SP 800-63B through 2 × 20 draws of 15% model faults
 #   make screenshot  the README's picture of the review page
 
 GO        ?= go
@@ -116,8 +116,9 @@ stress:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=100000x
 
 # NIST SP 800-63B (from ../shared/corpus) through 20 draws of 15% faults of
-# every kind; prints how many jobs completed with the clean run's
-# requirements and how long it took. (make test does a small standard.)
+# every kind, and 20 of four kinds (429, 500, broken arguments, unknown
+# tool); prints how many jobs completed with the clean run's requirements
+# and how long it took. (make test does a small standard.)
 faults:
 	@log=$$(mktemp); CREATOR_FAULT_SEEDS_DOC=800-63b $(GO) test -count=1 -timeout 60m ./cmd/creator \
 		-run '^TestFaultSeedsLong$$' -v >$$log 2>&1; rc=$$?; \
