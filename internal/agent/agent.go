@@ -167,8 +167,8 @@ const (
 	// MaxToolFailures is how many answers in a row in which every call of
 	// one tool failed stop the job.
 	MaxToolFailures = 3
-	// A tool that failed in failWindowMax of its last failWindow answers
-	// is refused for the rest of the run.
+	// A tool that failed in failWindowMax of the job's last failWindow
+	// answers is refused for the next pauseAnswers answers.
 	failWindow    = 10
 	failWindowMax = 7
 )
@@ -215,7 +215,7 @@ func (a *Agent) Start(ctx context.Context, first llm.Message) (Outcome, error) {
 // The returned error is for failures that leave the job in an unknown
 // state (the transcript cannot be written); every other end is an Outcome.
 func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
-	r := &run{strikes: newStrikes(), repeats: newRepeats()}
+	r := &run{strikes: newStrikes(), repeats: newRepeats(), ids: conv.ids()}
 	if c, ok := a.Tools.(Catalog); ok {
 		r.names = c.Known()
 	} else {
@@ -239,7 +239,7 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
 			}
 			return Outcome{}, err
 		}
-		step, ans, err := a.record(conv, resp, counted, latency, r.names)
+		step, ans, err := a.record(conv, resp, counted, latency, r)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -284,11 +284,17 @@ type ending struct {
 
 // run is the state of one Run: what the loop counts across answers.
 type run struct {
-	names   []string // every tool the model may call
+	names []string // every tool the model may call
+	// ids are the tool-call ids of the job: of the conversation, and of
+	// the transcript's earlier turns that summaries dropped.
+	ids     map[string]bool
 	strikes *strikes
 	repeats *repeats
 	// idle describes the answers in a row that had no call to run: for
-	// each, why ("text", "cut off", "calls not run", "text calls").
+	// each, why ("text", "cut off", "calls not run", "text calls"). Any
+	// answer with a call that could run ends the row, whether the call
+	// worked or not: the model is working with the tools again, and its
+	// failures and repeats have counts of their own (strikes, repeats).
 	idle       []string
 	overflowed bool
 }
@@ -346,7 +352,7 @@ func (a *Agent) complete(ctx context.Context, conv *Conversation, r *run) (llm.R
 }
 
 // record counts a model call, takes its answer in and journals both.
-func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, latency time.Duration, names []string) (int, answer, error) {
+func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, latency time.Duration, r *run) (int, answer, error) {
 	a.totals.Steps++
 	step := a.totals.Steps
 	a.totals.PromptTokens += int64(resp.Usage.PromptTokens)
@@ -357,7 +363,7 @@ func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, laten
 		cost = a.Price(a.Model.Name(), resp.Usage)
 		a.totals.CostUSD += cost
 	}
-	ans := take(resp, step, names)
+	ans := take(resp, step, r.names, r.ids)
 	conv.Messages = append(conv.Messages, ans.msg)
 	if err := a.Journal.Append(transcript.Record{Type: transcript.TypeMessage, Step: step, Message: &ans.msg,
 		Original: ans.original, Note: strings.Join(append(slices.Clone(resp.Notes), ans.notes...), "; ")}); err != nil {
@@ -425,9 +431,11 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 	if err != nil {
 		outcome = err.Error()
 	}
-	if err == nil {
+	switch {
+	case kind == KindDisabled: // the loop refused it: no strike, no success
+	case err == nil:
 		r.strikes.success(tc.Name)
-	} else {
+	default:
 		r.strikes.failure(tc.Name, err.Error())
 	}
 	var result string
@@ -451,7 +459,7 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 		}
 		result = humanize.WithNotes(raw, notes)
 	}
-	if err != nil && r.strikes.warn(tc.Name) {
+	if err != nil && kind != KindDisabled && r.strikes.warn(tc.Name) {
 		result += fmt.Sprintf("\n(%s has now failed in %d answers in a row; if all its calls fail in your next answer too, the job stops. Change the arguments or do this another way.)", tc.Name, MaxToolFailures-1)
 	}
 	r.repeats.record(key, tc, step, result, outcome, err != nil, repeat)
@@ -464,8 +472,8 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 // invoke runs a call's tool, unless the tool is disabled. kind is the
 // kind of the result when the loop, not the tool, decides what it is.
 func (a *Agent) invoke(ctx context.Context, tc llm.ToolCall, r *run) (res llm.ToolResult, kind string, err error) {
-	if r.strikes.disabled[tc.Name] {
-		return res, KindDisabled, fmt.Errorf("%s is disabled for the rest of this run because it failed in %d of its last %d answers; do this another way", tc.Name, failWindowMax, failWindow)
+	if r.strikes.isPaused(tc.Name) {
+		return res, KindDisabled, fmt.Errorf("%s is paused for up to %d answers because it failed in %d of the job's last %d answers; read its errors above, and meanwhile do other work or find another way", tc.Name, pauseAnswers, failWindowMax, failWindow)
 	}
 	res, err = a.Tools.Call(ctx, tc.Name, json.RawMessage(tc.Arguments))
 	if err != nil && !slices.Contains(r.names, tc.Name) {
@@ -483,8 +491,14 @@ func (a *Agent) observeNotRun(step int, tc llm.ToolCall, taken takenCall) {
 // noCallToRun handles an answer without a call that could run: the job
 // may be complete; else the model is told why nothing was done, and a run
 // of such answers stops the job.
+//
+// Such an answer is neutral for the counts of failures and repeats: it
+// neither adds to them nor clears them, since nothing ran and nothing
+// changed. (Clearing them let a model that alternates a repeated call with
+// a text answer loop until the step limit.) The run of such answers is
+// itself counted in r.idle, and cleared by any answer with a call that
+// could run.
 func (a *Agent) noCallToRun(conv *Conversation, step int, ans *answer, r *run) (*ending, error) {
-	r.repeats.reset()
 	var status CompletionStatus
 	if len(ans.msg.ToolCalls) > 0 {
 		// Every call is answered with the reason it did not run.

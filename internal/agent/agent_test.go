@@ -344,6 +344,10 @@ func TestParallelFailuresCountOnceAnAnswer(t *testing.T) {
 	}
 }
 
+// A tool that fails in 7 of the job's last 10 answers without ever failing
+// in three in a row is paused: its calls are refused for a few answers,
+// which neither counts as strikes (the job goes on) nor lasts for the rest
+// of the run (the tool works again after).
 func TestToolThatKeepsFailingIsRefused(t *testing.T) {
 	t.Parallel()
 	var steps [][]llm.ToolCall
@@ -353,21 +357,32 @@ func TestToolThatKeepsFailingIsRefused(t *testing.T) {
 			[]llm.ToolCall{fakellm.Call("", "read_file", fmt.Sprintf(`{"path":"missing_%d_b.md"}`, i))},
 			[]llm.ToolCall{fakellm.Call("", "read_file", fmt.Sprintf(`{"path":"instructions.md","offset":%d}`, i%2+1))})
 	}
+	steps = append(steps, []llm.ToolCall{fakellm.Call("", "read_file", `{"path":"instructions.md","limit":1}`)})
 	e := newEnv(t, fakellm.Script(steps...))
 	a := e.agent(t)
 	a.Limits.MaxSteps = len(steps)
 	out, _ := a.Start(context.Background(), llm.Message{Content: "go"})
-	var refused bool
+	if out.Kind != agent.StepLimit {
+		t.Fatalf("outcome %+v, want the step limit", out)
+	}
+	var refused []int
+	var last llm.Message
 	for _, r := range e.transcript(t) {
-		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool && strings.Contains(r.Message.Content, "read_file is disabled for the rest of this run") {
-			refused = true
-			if d := r.Message.Data; d.Kind != agent.KindDisabled || !d.Failed || !r.ToolError {
-				t.Errorf("a refused call's data = %+v", d)
+		if r.Type == transcript.TypeMessage && r.Message.Role == llm.RoleTool {
+			last = *r.Message
+			if strings.Contains(r.Message.Content, "read_file is paused") {
+				refused = append(refused, r.Step)
+				if d := r.Message.Data; d.Kind != agent.KindDisabled || !d.Failed || !r.ToolError {
+					t.Errorf("a refused call's data = %+v", d)
+				}
 			}
 		}
 	}
-	if !refused {
-		t.Fatalf("read_file was never refused; outcome %+v", out)
+	if !slices.Equal(refused, []int{11, 12, 13, 14, 15}) {
+		t.Fatalf("read_file refused in steps %v, want 11 to 15", refused)
+	}
+	if last.Data.Failed {
+		t.Fatalf("read_file still refused after its pause: %q", last.Content)
 	}
 }
 

@@ -52,8 +52,9 @@ func (a *answer) runnable() int {
 // NotRunPrefix starts the result of every call that did not run.
 const NotRunPrefix = "error: not run, because "
 
-// take turns a response into an answer. known are the tool names.
-func take(resp llm.Response, step int, known []string) answer {
+// take turns a response into an answer. known are the tool names; used
+// are the call ids of the job so far, and get the answer's.
+func take(resp llm.Response, step int, known []string, used map[string]bool) answer {
 	ans := answer{cutOff: resp.FinishReason == "length"}
 	sent := llm.Message{Role: llm.RoleAssistant, Content: resp.Content, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls}
 	ans.msg = sent // fixCallIDs copies the calls before they are changed
@@ -61,7 +62,9 @@ func take(resp llm.Response, step int, known []string) answer {
 	if len(ans.msg.ToolCalls) == 0 {
 		forms = ans.takeTextCalls(known)
 	}
-	ans.msg.ToolCalls = fixCallIDs(ans.msg.ToolCalls, step)
+	var idNotes []string
+	ans.msg.ToolCalls, idNotes = fixCallIDs(ans.msg.ToolCalls, step, used, forms != nil)
+	ans.notes = append(ans.notes, idNotes...)
 	ans.calls = make([]takenCall, len(ans.msg.ToolCalls))
 	for i := range ans.msg.ToolCalls {
 		tc := &ans.msg.ToolCalls[i]
@@ -174,17 +177,45 @@ func unique(list []string) []string {
 	return out
 }
 
-// fixCallIDs gives every tool call a unique id: some servers omit ids or
-// repeat them, and the protocol needs one result per id.
-func fixCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
-	seen := map[string]bool{}
+// fixCallIDs gives every tool call an id that is unique in the job: some
+// servers omit ids, repeat them within an answer, or number the calls of
+// every answer afresh (Kimi K2), and the protocol needs one result per id.
+// used holds the ids of the job so far and gets the new ones. It returns
+// what was renamed, for the transcript; a call read from text (fromText)
+// never had an id, which needs no note.
+func fixCallIDs(calls []llm.ToolCall, step int, used map[string]bool, fromText bool) ([]llm.ToolCall, []string) {
+	inAnswer := map[string]bool{}
 	out := make([]llm.ToolCall, len(calls))
+	var given, renamed []string
 	for i, tc := range calls {
-		if tc.ID == "" || seen[tc.ID] {
-			tc.ID = fmt.Sprintf("call_%d_%d", step, i+1)
+		old := tc.ID
+		if old == "" || used[old] || inAnswer[old] {
+			tc.ID = makeCallID(step, i+1, func(id string) bool { return used[id] || inAnswer[id] })
+			switch {
+			case old == "":
+				given = append(given, tc.ID)
+			case inAnswer[old]:
+				renamed = append(renamed, fmt.Sprintf("%q to %s (earlier in this answer)", old, tc.ID))
+			default:
+				renamed = append(renamed, fmt.Sprintf("%q to %s (earlier in the job)", old, tc.ID))
+			}
 		}
-		seen[tc.ID] = true
+		inAnswer[tc.ID] = true
 		out[i] = tc
 	}
-	return out
+	for id := range inAnswer {
+		used[id] = true
+	}
+	var notes []string
+	switch {
+	case fromText, len(given) == 0:
+	case len(given) == 1:
+		notes = append(notes, "gave the call without an id the id "+given[0])
+	default:
+		notes = append(notes, fmt.Sprintf("gave the %d calls without an id ids of their own (%s to %s)", len(given), given[0], given[len(given)-1]))
+	}
+	if len(renamed) > 0 {
+		notes = append(notes, fmt.Sprintf("renamed %s already used: %s", humanize.Plural(len(renamed), "call id"), strings.Join(renamed, ", ")))
+	}
+	return out, notes
 }

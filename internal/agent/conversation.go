@@ -32,6 +32,25 @@ func (c *Conversation) noteSteps(m llm.Message, step int) {
 	}
 }
 
+// ids are the tool-call ids of the job as far as the conversation knows
+// them: its messages', and those of every call of a rebuilt transcript.
+func (c *Conversation) ids() map[string]bool {
+	out := map[string]bool{}
+	for id := range c.steps {
+		out[id] = true
+	}
+	for _, m := range c.Messages {
+		for _, tc := range m.ToolCalls {
+			out[tc.ID] = true
+		}
+		if m.ToolCallID != "" {
+			out[m.ToolCallID] = true
+		}
+	}
+	delete(out, "")
+	return out
+}
+
 // stepOf is the step of a tool call, 0 when not known.
 func (c *Conversation) stepOf(id string) int { return c.steps[id] }
 
@@ -50,7 +69,7 @@ const (
 	KindInterrupted = "interrupted"  // cut off by an interruption: it may or may not have taken effect
 	KindRepeat      = "repeat"       // repeats an earlier call whose result, unchanged, is still in the conversation
 	KindUnknownTool = "unknown_tool" // the call names no tool
-	KindDisabled    = "disabled"     // the tool is refused for the rest of the run
+	KindDisabled    = "disabled"     // the tool is refused for a few answers: it failed too often
 	// User messages:
 	KindResume   = "resume"   // ResumeNote
 	KindReminder = "reminder" // after an answer without a call that could run
@@ -73,15 +92,21 @@ func DidNotRun(result string) bool {
 
 // Rebuild replays a transcript: the conversation as it stood, and the
 // job's totals (sums of the step records).
+//
+// Ids that earlier versions made up (call_8_1) are given the current form
+// (newIDs), in every call and result alike, and calls that share an id with
+// an earlier call of the conversation get one of their own (dedupeIDs).
 func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 	conv := &Conversation{}
 	var t Totals
+	names, used := newIDs(recs)
 	for _, r := range recs {
 		switch r.Type {
 		case transcript.TypeMessage:
 			if r.Message != nil {
-				conv.Messages = append(conv.Messages, *r.Message)
-				conv.noteSteps(*r.Message, r.Step)
+				m := renameIDs(*r.Message, names)
+				conv.Messages = append(conv.Messages, m)
+				conv.noteSteps(m, r.Step)
 			}
 			// A crash between an answer and its step record still counts the step.
 			t.Steps = max(t.Steps, r.Step)
@@ -89,7 +114,10 @@ func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 			if r.Kind == "clear" {
 				transcript.Apply(conv.Messages, r.Edits)
 			} else if r.Messages != nil {
-				conv.Messages = append([]llm.Message(nil), r.Messages...)
+				conv.Messages = conv.Messages[:0:0]
+				for _, m := range r.Messages {
+					conv.Messages = append(conv.Messages, renameIDs(m, names))
+				}
 			}
 		case transcript.TypeStep:
 			t.Steps = max(t.Steps, r.Step)
@@ -101,6 +129,7 @@ func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 			t.CostUSD += r.CostUSD
 		}
 	}
+	dedupeIDs(conv.Messages, used)
 	return conv, t
 }
 

@@ -210,3 +210,23 @@ func TestTextWithAReadableAndAnUnknownCall(t *testing.T) {
 		t.Fatalf("results = %q", results)
 	}
 }
+
+// A model that alternates a repeated call with a text answer is in a loop
+// too: an answer in which nothing ran neither counts as a repeat nor ends
+// the run of repeats.
+func TestRepeatsBetweenTextAnswersStopAsALoop(t *testing.T) {
+	t.Parallel()
+	loop := fakellm.Looping(fakellm.Call("", "read_file", `{"path":"instructions.md"}`))
+	e := newEnv(t, func(r fakellm.Request) fakellm.Reply {
+		if r.N%2 == 0 {
+			return fakellm.Reply{Content: "Let me think about what to do next."}
+		}
+		return loop(r)
+	})
+	a := e.agent(t)
+	a.Limits.MaxSteps = 30
+	out, err := a.Start(context.Background(), llm.Message{Content: "go"})
+	if err != nil || out.Kind != agent.Loop || out.Totals.Steps != 2*agent.MaxRepeats+1 {
+		t.Fatalf("outcome = %+v, %v; want a loop after %d steps", out, err, 2*agent.MaxRepeats+1)
+	}
+}

@@ -114,7 +114,10 @@ func (r *repeats) record(key string, tc llm.ToolCall, step int, result, raw stri
 }
 
 // end closes an answer that had calls to run and returns the run of
-// answers made only of repeats.
+// answers made only of repeats. The run counts the job's answers in a row,
+// whatever tools they call: any answer with a call that is not a repeat
+// ends it. Answers in which nothing ran are not counted here and do not
+// end it (see noCallToRun).
 func (r *repeats) end() int {
 	if r.allRepeat && len(r.keys) > 0 {
 		r.run++
@@ -123,12 +126,6 @@ func (r *repeats) end() int {
 	}
 	r.prev = r.keys
 	return r.run
-}
-
-// reset starts counting afresh (after an answer without calls to run).
-func (r *repeats) reset() {
-	r.run = 0
-	r.prev = map[string]bool{}
 }
 
 // where names the step of an earlier call for a message.

@@ -184,6 +184,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if err := llm.Validate(req.Messages); err != nil {
 		s.violate("request %d: %v", len(s.Requests())+1, err)
 	}
+	if id := repeatedID(req.Messages); id != "" {
+		s.violate("request %d: tool call id %q names two calls of the history", len(s.Requests())+1, id)
+	}
 	s.mu.Lock()
 	req.N = len(s.requests) + 1
 	s.requests = append(s.requests, req)
@@ -312,7 +315,8 @@ func Call(id, name, args string) llm.ToolCall {
 // real model would: the first step whose calls have not all been answered.
 // Calls answered as interrupted (after a crash and resume) count as not
 // answered, so that step is repeated. After the last step the model says it
-// is done, without tool calls. Call ids are s<step>_<n>.
+// is done, without tool calls. Call ids are s<step>_<n>, and
+// s<step>_<n>r<request> for a step made again.
 func Script(steps ...[]llm.ToolCall) Handler {
 	return func(r Request) Reply {
 		done := map[int]bool{}
@@ -322,9 +326,13 @@ func Script(steps ...[]llm.ToolCall) Handler {
 				results[m.ToolCallID] = m.Content
 			}
 		}
+		sent := map[string]bool{}
 		for _, m := range r.Messages {
 			if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
 				continue
+			}
+			for _, tc := range m.ToolCalls {
+				sent[tc.ID] = true
 			}
 			var k int
 			if _, err := fmt.Sscanf(m.ToolCalls[0].ID, "s%d_", &k); err != nil {
@@ -349,10 +357,30 @@ func Script(steps ...[]llm.ToolCall) Handler {
 			calls := make([]llm.ToolCall, len(steps[k-1]))
 			for i, tc := range steps[k-1] {
 				tc.ID = fmt.Sprintf("s%d_%d", k, i+1)
+				if results[tc.ID] != "" || sent[tc.ID] {
+					// A step made again (after an interruption) has ids of
+					// its own, as a real model's would be.
+					tc.ID = fmt.Sprintf("s%d_%dr%d", k, i+1, r.N)
+				}
 				calls[i] = tc
 			}
 			return Reply{ToolCalls: calls, PromptTokens: tokens, CompletionTokens: 20}
 		}
 		return Reply{Content: "All tasks are done.", PromptTokens: tokens, CompletionTokens: 5}
 	}
+}
+
+// repeatedID returns an id that two tool calls of a history share: a
+// result would be paired with the wrong call.
+func repeatedID(msgs []llm.Message) string {
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if seen[tc.ID] {
+				return tc.ID
+			}
+			seen[tc.ID] = true
+		}
+	}
+	return ""
 }

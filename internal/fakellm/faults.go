@@ -55,17 +55,25 @@ func (s *FaultStats) Total() int {
 // turns, so every kind comes up once there have been enough faults. Faults
 // of the model's output (bad arguments, unknown tool, missing id) replace a
 // reply with tool calls; for a reply without them another kind is used.
+// The seed picks the first kind too.
 func Faults(rate float64, seed uint64, next Handler) (Handler, *FaultStats) {
+	return FaultsOf(rate, seed, FaultKinds, next)
+}
+
+// FaultsOf is Faults with only some of the kinds (of FaultKinds).
+func FaultsOf(rate float64, seed uint64, kinds []string, next Handler) (Handler, *FaultStats) {
 	stats := &FaultStats{Counts: map[string]int{}}
 	rnd := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	var mu sync.Mutex
-	turn := 0
+	// The seed also picks the kind to start with, so that short jobs under
+	// different seeds meet different kinds.
+	turn := int(seed % uint64(len(kinds)))
 	return func(r Request) Reply {
 		mu.Lock()
 		fault := rate >= 1 || rnd.Float64() < rate
 		kind := ""
 		if fault {
-			kind = FaultKinds[turn%len(FaultKinds)]
+			kind = kinds[turn%len(kinds)]
 			turn++
 		}
 		mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -38,7 +39,54 @@ func Scenarios() []Scenario {
 	for _, f := range textForms {
 		out = append(out, Scenario{"tool calls as text: " + f, func(next Handler) Handler { return textCalls(f, next) }, "read from the answer's text"})
 	}
+	out = append(out,
+		Scenario{"call ids numbered afresh in every answer (Kimi K2)", func(next Handler) Handler { return KimiIDs(next) }, "(earlier in the job)"},
+		// The calls creator reads from text have no ids: the ones it makes
+		// up must pass a server that checks their form.
+		Scenario{"tool calls as text behind a server that checks ids (Mistral)", func(next Handler) Handler { return MistralIDs(textCalls("[TOOL_CALLS]", next)) }, "read from the answer's text"},
+	)
 	return out
+}
+
+// KimiIDs numbers the tool calls of every answer afresh, as Kimi K2 does:
+// functions.<name>:<index>, the index counted from 0 within the answer, so
+// the same ids come back in answer after answer.
+func KimiIDs(next Handler) Handler {
+	return func(r Request) Reply {
+		reply := next(r)
+		for i := range reply.ToolCalls {
+			reply.ToolCalls[i].ID = fmt.Sprintf("functions.%s:%d", reply.ToolCalls[i].Name, i)
+		}
+		return reply
+	}
+}
+
+// mistralID is the one form of tool-call id Mistral's API takes.
+var mistralID = regexp.MustCompile(`^[a-zA-Z0-9]{9}$`)
+
+// MistralIDs checks every tool-call id of a request's history as Mistral's
+// API does: one that is not nine letters and digits fails the request
+// with HTTP 400, every time it is sent.
+func MistralIDs(next Handler) Handler {
+	return func(r Request) Reply {
+		for _, m := range r.Messages {
+			ids := []string{m.ToolCallID}
+			if m.Role != llm.RoleTool {
+				ids = nil
+			}
+			for _, tc := range m.ToolCalls {
+				ids = append(ids, tc.ID)
+			}
+			for _, id := range ids {
+				if !mistralID.MatchString(id) {
+					msg := fmt.Sprintf("Tool call id was %s but must be a-z, A-Z, 0-9, with a length of 9.", id)
+					body, _ := json.Marshal(map[string]any{"object": "error", "message": msg, "type": "invalid_request_message_error", "param": nil, "code": nil})
+					return Reply{Status: 400, Body: string(body)}
+				}
+			}
+		}
+		return next(r)
+	}
 }
 
 // draw is a deterministic choice per request: the same request number and

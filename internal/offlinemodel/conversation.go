@@ -452,6 +452,27 @@ func (c *conversation) savesToRepeat() (calls []llm.ToolCall, chunks []string, r
 	return append(calls, declares...), append(chunks, declared...), reread
 }
 
+// lostReread is the chunk, done before, whose read again in the latest
+// step did not arrive (its name garbled, its arguments broken, cut off):
+// the read that was to save what was lost of it. 0 for none.
+func (c *conversation) lostReread(f *facts) int {
+	if len(c.steps) == 0 {
+		return 0
+	}
+	for _, cr := range c.steps[len(c.steps)-1].calls {
+		garbled := cr.data.Kind == agent.KindUnknownTool
+		if !(agent.NotRun(cr.data) || garbled) || !(cr.call.Name == "read_file" || garbled) {
+			continue
+		}
+		if g := chunkPathRE.FindStringSubmatch(cr.path()); g != nil {
+			if n, _ := strconv.Atoi(g[1]); f.processed[n] {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
 var chunkIDRE = regexp.MustCompile(`^chunk_(\d+)$`)
 
 // chunkView is what the conversation still shows of a chunk file: its
@@ -568,14 +589,17 @@ func fileContent(cr callResult) string {
 }
 
 // profileReads returns the text of the profile chunks read in the latest
-// step, by document, when every document has some.
+// step, by document, when the step read the first k chunks of every
+// document.
 func (c *conversation) profileReads(f *facts, k int) (map[string]string, bool) {
 	if len(c.steps) == 0 {
 		return nil, false
 	}
 	texts := map[string]string{}
+	read := map[string]bool{}
 	for _, cr := range c.steps[len(c.steps)-1].calls {
 		if cr.call.Name == "read_file" && cr.ok && chunkPathRE.MatchString(cr.path()) {
+			read[cr.path()] = true
 			// A profile needs a sample of the text: a chunk cut by
 			// read_file gives what was read of it.
 			content := fileContent(cr)
@@ -588,8 +612,40 @@ func (c *conversation) profileReads(f *facts, k int) (map[string]string, bool) {
 		if texts[d] == "" {
 			return nil, false
 		}
+		// All of the first k chunks, so that a profile made again (its
+		// write was lost) is the one made the first time.
+		rng, ok := f.chunked[d]
+		for n := rng.first; ok && n <= rng.last && n < rng.first+k; n++ {
+			if !read[chunkPath(n)] {
+				return nil, false
+			}
+		}
 	}
 	return texts, len(texts) > 0
+}
+
+// profileLost reports whether the newest read of notes/document.md failed
+// with no write of it since: the profile was never written.
+func (c *conversation) profileLost() bool {
+	for i := len(c.steps) - 1; i >= 0; i-- {
+		calls := c.steps[i].calls
+		for j := len(calls) - 1; j >= 0; j-- {
+			cr := calls[j]
+			if cr.path() != "notes/document.md" || !cr.answered {
+				continue
+			}
+			switch cr.call.Name {
+			case "write_file":
+				return false
+			case "read_file":
+				// A read that did not run, or may not have, says nothing.
+				if !agent.NotRun(cr.data) {
+					return cr.data.Failed
+				}
+			}
+		}
+	}
+	return false
 }
 
 // profiles reads the document profiles from the newest place that shows

@@ -355,23 +355,41 @@ func (m *Model) profile(st *conversation, f *facts, s *taskStep) string {
 		s.done(notes)
 		return "The documents are profiled."
 	}
-	if texts, ok := st.profileReads(f, m.ProfileChunks); ok {
-		var b strings.Builder
-		b.WriteString("# Document profile\n\nHow each document writes its requirements; the rules for finding them follow from it.\n\n")
-		for _, d := range f.inputs {
-			b.WriteString(makeProfile(d, texts[d]).render() + "\n")
-		}
-		s.add(call("write_file", map[string]any{"path": "notes/document.md", "content": b.String()}))
+	if w, ok := m.profileWrite(st, f); ok {
+		s.add(w)
 		s.done(notes)
 		return "Writing the document profile."
 	}
+	s.add(m.profileChunkReads(f)...)
+	return "Reading the first chunks of each document to learn how it writes requirements."
+}
+
+// profileWrite is the write of notes/document.md from the first chunks of
+// each document, when their reads are in the conversation.
+func (m *Model) profileWrite(st *conversation, f *facts) (llm.ToolCall, bool) {
+	texts, ok := st.profileReads(f, m.ProfileChunks)
+	if !ok {
+		return llm.ToolCall{}, false
+	}
+	var b strings.Builder
+	b.WriteString("# Document profile\n\nHow each document writes its requirements; the rules for finding them follow from it.\n\n")
 	for _, d := range f.inputs {
-		rng := f.chunked[d]
-		for n := rng.first; n <= rng.last && n < rng.first+m.ProfileChunks; n++ {
-			s.add(call("read_file", map[string]any{"path": chunkPath(n), "limit": 2000}))
+		b.WriteString(makeProfile(d, texts[d]).render() + "\n")
+	}
+	return call("write_file", map[string]any{"path": "notes/document.md", "content": b.String()}), true
+}
+
+// profileChunkReads read the first chunks of each document, which the
+// profile is made from.
+func (m *Model) profileChunkReads(f *facts) []llm.ToolCall {
+	var calls []llm.ToolCall
+	for _, d := range f.inputs {
+		rng, ok := f.chunked[d]
+		for n := rng.first; ok && n <= rng.last && n < rng.first+m.ProfileChunks; n++ {
+			calls = append(calls, call("read_file", map[string]any{"path": chunkPath(n), "limit": 2000}))
 		}
 	}
-	return "Reading the first chunks of each document to learn how it writes requirements."
+	return calls
 }
 
 // finalize builds the output; what finalize_output refused is removed
@@ -409,10 +427,28 @@ func (m *Model) groupTasks(f *facts) []string {
 func (m *Model) workGroup(st *conversation, f *facts, cur *planner.Task, a, b int, calls []llm.ToolCall) (string, []llm.ToolCall) {
 	repeat, _, reread := st.savesToRepeat()
 	calls = append(calls, repeat...)
+	if reread == 0 {
+		reread = st.lostReread(f)
+	}
 	profiles, ok := st.profiles()
+	if !ok && st.profileLost() {
+		// The write of the profile never ran (its arguments were lost on
+		// the way): write it again, from the first chunks.
+		if w, ok := m.profileWrite(st, f); ok {
+			return "Writing the document profile again: notes/document.md does not exist.", append(calls, w)
+		}
+		if reads := m.profileChunkReads(f); len(reads) > 0 {
+			return "Reading the first chunks of each document again, to write the missing document profile.", append(calls, reads...)
+		}
+	}
 	if !ok {
 		calls = append(calls, call("read_file", map[string]any{"path": "notes/document.md"}))
 		next := max(a, f.processedUpTo(a, b)+1)
+		if view, read := st.lastChunkView(); read && view.n >= a && view.n <= b && f.processed[view.n] {
+			// The last step read a chunk done before again (to save what
+			// was lost of it), and the profile is needed to analyse it.
+			next = view.n
+		}
 		if reread > 0 {
 			next = reread
 		}
@@ -425,6 +461,21 @@ func (m *Model) workGroup(st *conversation, f *facts, cur *planner.Task, a, b in
 	if reread > 0 && !(read && view.n == reread) {
 		calls = append(calls, call("read_file", map[string]any{"path": chunkPath(reread), "limit": 2000}))
 		return "Reading " + chunkID(reread) + " again: saving its requirements was cut off.", calls
+	}
+	if read && (view.n < a || view.n > b) && f.processed[view.n] && view.whole() {
+		// A chunk of an earlier group read again to save what was lost of
+		// it, after its group was completed in the same answer as the
+		// saves: analyse it, then go on with this group.
+		if last, ok := view.chunk(); ok {
+			cover, n := st.cover(f, last, profiles)
+			calls = append(calls, cover...)
+			note := fmt.Sprintf("%s: %d requirement(s). ", chunkID(last.n), n)
+			if next := max(a, f.processedUpTo(a, b)+1); next <= b {
+				calls = append(calls, call("read_file", map[string]any{"path": chunkPath(next), "limit": 2000}))
+				return note + "Reading " + chunkID(next) + ".", calls
+			}
+			return note, calls
+		}
 	}
 	if read && view.n >= a && view.n <= b {
 		if !view.whole() {
