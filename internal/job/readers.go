@@ -43,8 +43,8 @@ func (j *Job) WriteRequirementFile(rel string, data []byte) (workspace.WriteResu
 // requirementFile checks that rel is a file of a requirement's folder
 // other than its record.
 func requirementFile(rel string) error {
-	dir, name := path.Split(rel)
-	if parent, folder := path.Split(path.Clean(dir)); parent != "requirements/" || !strings.HasPrefix(folder, "req_") || name == "" || name == "final.json" {
+	dir, name := path.Split(path.Clean(rel))
+	if parent, folder := path.Split(strings.TrimSuffix(dir, "/")); parent != "requirements/" || !strings.HasPrefix(folder, "req_") || name == "final.json" {
 		return fmt.Errorf("%s is not a file of a requirement's folder", rel)
 	}
 	return nil
