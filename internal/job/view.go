@@ -88,20 +88,22 @@ func (v *View) CoverageOf(saved []reqstore.Entry) (coverage.Report, error) {
 	if err != nil {
 		return coverage.Report{}, err
 	}
-	if _, ok := coverage.Load(v.j.ws.Internal); !ok {
+	// The ledger is read now, not when the view was opened: the process
+	// that runs the job writes it as the agent reads.
+	ledger, ok := coverage.Load(v.j.ws.Internal)
+	if !ok {
 		recs, err := v.Transcript()
 		if err != nil {
 			return coverage.Report{}, err
 		}
-		ledger := coverage.New(nil)
+		ledger = coverage.New(nil)
 		replay(ledger, transcript.Messages(recs))
-		man, err := v.j.Manifest()
-		if err != nil {
-			return coverage.Report{}, err
-		}
-		return ledger.Measure(man, coverage.Cited(saved), info.InputNames()), nil
 	}
-	return v.j.coverageWith(info.InputNames(), coverage.Cited(saved))
+	man, err := v.j.Manifest()
+	if err != nil {
+		return coverage.Report{}, err
+	}
+	return ledger.Measure(man, coverage.Cited(saved), info.InputNames()), nil
 }
 
 // LastEvent is the job's last event, from the end of its events file.

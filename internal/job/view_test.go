@@ -88,6 +88,13 @@ func TestViewCoverageWithoutALedgerIsTheTranscripts(t *testing.T) {
 		t.Fatal("measuring the coverage wrote a ledger")
 	}
 
+	// A view opened before the ledger is written, as status may open one
+	// of a job that another process runs.
+	early, err := OpenView(filepath.Dir(j.Dir), j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Close()
 	recs, err := j.Transcript()
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +123,23 @@ func TestViewCoverageWithoutALedgerIsTheTranscripts(t *testing.T) {
 	}
 	if !reflect.DeepEqual(fromLedger, written) {
 		t.Errorf("a View's coverage from the ledger %+v, the writer's %+v", fromLedger, written)
+	}
+
+	// The writer notes more reads; the views opened before see them.
+	if _, err := j.NoteRead(tools.FileLines{Path: "chunks/chunk_003.md", First: 2, Lines: []string{"two", "three"}, Total: 3}); err != nil {
+		t.Fatal(err)
+	}
+	written, err = j.Coverage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if written.Read != 3 {
+		t.Fatalf("after reading chunk_003 to its end, the writer's coverage is %+v", written)
+	}
+	for name, v := range map[string]*View{"opened before the ledger": early, "opened with the ledger": v} {
+		if got, err := v.Coverage(); err != nil || !reflect.DeepEqual(got, written) {
+			t.Errorf("a View %s measures %+v, %v; the writer %+v", name, got, err, written)
+		}
 	}
 }
 
