@@ -63,7 +63,7 @@ func runDiff(o *diffOptions) error {
 
 // source reads a job's validated requirements and the sections they stand in.
 func (o *diffOptions) source(id string) (export.Source, error) {
-	job, err := o.openJob(id)
+	job, err := o.openView(id)
 	if err != nil {
 		return export.Source{}, err
 	}

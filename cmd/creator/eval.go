@@ -52,12 +52,12 @@ func runEval(o *evalOptions) error {
 	if o.gold == "" {
 		return usageErrorf("--gold is required")
 	}
-	j, err := o.openJob(o.jobID)
+	j, err := o.openView(o.jobID)
 	if err != nil {
 		return err
 	}
 	defer j.Close()
-	data, err := j.ReadInternal(output.RequirementsFile)
+	data, err := j.ReadFile(output.RequirementsFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("job '%s' has no %s yet; it is written when the job finishes (finalize_output)", j.ID, output.RequirementsFile)
 	}

@@ -83,7 +83,7 @@ func runExport(o *exportOptions) error {
 	if !slices.Contains(export.Formats, format) {
 		return usageErrorf("unknown format %q: use %s", format, strings.Join(export.Formats, ", "))
 	}
-	job, err := o.openJob(o.jobID)
+	job, err := o.openView(o.jobID)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"creator/internal/job"
 	"creator/internal/publish"
 )
 
@@ -52,16 +53,20 @@ func runPublish(ctx context.Context, o *publishOptions) error {
 	if url == "" {
 		return usageErrorf("give the database with --database URL or $CREATOR_DATABASE_URL")
 	}
-	job, err := o.openJob(o.jobID)
+	root, err := o.jobRoot(o.jobID)
 	if err != nil {
 		return err
 	}
-	defer job.Close()
-	r, err := publish.Job(ctx, job, publish.JobOptions{URL: url, Schema: o.schema, Partial: o.partial, Now: o.now()})
+	j, err := job.Open(root, o.jobID)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	r, err := publish.Job(ctx, j, publish.JobOptions{URL: url, Schema: o.schema, Partial: o.partial, Now: o.now()})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(o.streams.ErrOut, "creator: published job '%s' to %s, %s.%s: %d new, %d changed, %d unchanged, %d removed\n",
-		job.ID, r.Database, r.Schema, publish.Table, r.Inserted, r.Updated, r.Unchanged, r.Removed)
+		j.ID, r.Database, r.Schema, publish.Table, r.Inserted, r.Updated, r.Unchanged, r.Removed)
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"creator/internal/coverage"
-	"creator/internal/jobview"
+	"creator/internal/job"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -431,12 +431,12 @@ func TestKillAtRandomMoments(t *testing.T) {
 // coverageOf measures the coverage of the job in dir.
 func coverageOf(t *testing.T, dir string) coverage.Report {
 	t.Helper()
-	j := openDir(t, dir)
-	info, err := j.Info()
+	v, err := job.OpenView(filepath.Dir(dir), strings.TrimPrefix(filepath.Base(dir), "job_"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := jobview.CoverageOf(j, info)
+	defer v.Close()
+	r, err := v.Coverage()
 	if err != nil {
 		t.Fatal(err)
 	}

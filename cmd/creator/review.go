@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"creator/internal/job"
 	"creator/internal/review"
 )
 
@@ -68,19 +69,23 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	if !loopback && !o.allowRemote {
 		return usageErrorf("--addr %s is reachable from other machines, and the review page has no authentication; use a loopback address such as 127.0.0.1:8080, or add --allow-remote", o.addr)
 	}
-	job, err := o.openJob(o.jobID)
+	root, err := o.jobRoot(o.jobID)
 	if err != nil {
 		return err
 	}
-	defer job.Close()
-	if err := job.Lock(); err != nil {
+	j, err := job.Open(root, o.jobID)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	if err := j.Lock(); err != nil {
 		return err
 	}
 	reviewer := o.reviewer
 	if reviewer == "" {
 		reviewer = o.getenv("USER")
 	}
-	svc := review.ForJob(job, reviewer, o.now)
+	svc := review.ForJob(j, reviewer, o.now)
 	if err := svc.Sync(); err != nil {
 		return err
 	}
@@ -94,10 +99,10 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	}
 	url := "http://" + ln.Addr().String() + "/"
 	if !loopback {
-		fmt.Fprintf(o.streams.ErrOut, "creator: warning: the review of job '%s' is served on %s without authentication: anyone who reaches this address can change its requirements\n", job.ID, ln.Addr())
+		fmt.Fprintf(o.streams.ErrOut, "creator: warning: the review of job '%s' is served on %s without authentication: anyone who reaches this address can change its requirements\n", j.ID, ln.Addr())
 	}
 	p := listing.Progress
-	fmt.Fprintf(o.streams.ErrOut, "creator: reviewing job '%s' (%d requirements, %d reviewed); press Ctrl-C to stop\n", job.ID, p.Total, p.Reviewed)
+	fmt.Fprintf(o.streams.ErrOut, "creator: reviewing job '%s' (%d requirements, %d reviewed); press Ctrl-C to stop\n", j.ID, p.Total, p.Reviewed)
 	fmt.Fprintln(o.streams.Out, url)
 	if o.open && o.openURL != nil {
 		if err := o.openURL(url); err != nil {
@@ -109,7 +114,7 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	}
 	if listing, err := svc.List(); err == nil {
 		p := listing.Progress
-		fmt.Fprintf(o.streams.ErrOut, "creator: review of job '%s' stopped: %d of %d reviewed\n", job.ID, p.Reviewed, p.Total)
+		fmt.Fprintf(o.streams.ErrOut, "creator: review of job '%s' stopped: %d of %d reviewed\n", j.ID, p.Reviewed, p.Total)
 	}
 	return nil
 }

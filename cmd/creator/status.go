@@ -1,13 +1,14 @@
 package main
 
 import (
-	"creator/internal/jobview"
 	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"creator/internal/job"
+	"creator/internal/jobview"
 	"creator/workspace"
 )
 
@@ -53,7 +54,7 @@ func runStatus(o *statusOptions) error {
 	if o.jobID == "" {
 		return runList(&listOptions{globalOptions: o.globalOptions, json: o.json})
 	}
-	j, err := o.openJob(o.jobID)
+	j, err := o.openView(o.jobID)
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func runList(o *listOptions) error {
 	}
 	views := make([]jobview.View, 0, len(ids))
 	for _, id := range ids {
-		j, err := workspace.Open(root, id)
+		j, err := job.OpenView(root, id)
 		if err != nil {
 			views = append(views, jobview.View{ID: id, State: "broken", Error: err.Error(), Inputs: []jobview.Input{}})
 			continue

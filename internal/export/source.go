@@ -4,20 +4,19 @@ import (
 	"slices"
 
 	"creator/internal/document"
-	"creator/internal/reqstore"
+	"creator/internal/job"
 	"creator/internal/requirement"
-	"creator/workspace"
 )
 
 // Load reads what an export of a job needs from its files: the validated
 // output/requirements.json with the review decisions on its requirements
-// (reqstore.Store.Output) and the sections its requirements stand in.
-func Load(job *workspace.Job) (Source, error) {
-	recs, err := reqstore.Open(job).Output(job.ID)
+// (job.View.Output) and the sections its requirements stand in.
+func Load(j *job.View) (Source, error) {
+	recs, err := j.Output()
 	if err != nil {
 		return Source{}, err
 	}
-	return sourceOf(job.ID, recs, job.ReadInternal)
+	return sourceOf(j.ID, recs, j.ReadFile)
 }
 
 // sourceOf reads what an export of a job's records needs: the chunk

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -86,20 +88,22 @@ func (v *View) CoverageOf(saved []reqstore.Entry) (coverage.Report, error) {
 	if err != nil {
 		return coverage.Report{}, err
 	}
-	if _, ok := coverage.Load(v.j.ws.Internal); !ok {
+	// The ledger is read now, not when the view was opened: the process
+	// that runs the job writes it as the agent reads.
+	ledger, ok := coverage.Load(v.j.ws.Internal)
+	if !ok {
 		recs, err := v.Transcript()
 		if err != nil {
 			return coverage.Report{}, err
 		}
-		ledger := coverage.New(nil)
+		ledger = coverage.New(nil)
 		replay(ledger, transcript.Messages(recs))
-		man, err := v.j.Manifest()
-		if err != nil {
-			return coverage.Report{}, err
-		}
-		return ledger.Measure(man, coverage.Cited(saved), info.InputNames()), nil
 	}
-	return v.j.coverageWith(info.InputNames(), coverage.Cited(saved))
+	man, err := v.j.Manifest()
+	if err != nil {
+		return coverage.Report{}, err
+	}
+	return ledger.Measure(man, coverage.Cited(saved), info.InputNames()), nil
 }
 
 // LastEvent is the job's last event, from the end of its events file.
@@ -150,4 +154,54 @@ func (v *View) LastPublication() (telemetry.Event, bool) {
 		}
 	}
 	return last, found
+}
+
+// ReadFile reads a file of the job as it is on disk, relative to the job
+// folder: the chunk manifest and the chunks an export quotes, the
+// output/requirements.json an evaluation scores.
+func (v *View) ReadFile(rel string) ([]byte, error) { return v.j.ws.ReadInternal(rel) }
+
+// CountSaved counts the saved requirements: the folders requirements/req_*
+// that hold a final.json, readable or not.
+func (v *View) CountSaved() int {
+	return v.countFolders(func(folder string) bool { return v.finalExists(folder) })
+}
+
+// CountSavedOf counts as CountSaved does from what Saved read (listErr its
+// error): a folder whose final.json it read holds one, a folder it left
+// out has no final.json, and one whose final.json it could not read holds
+// one if the file exists.
+func (v *View) CountSavedOf(saved []reqstore.Entry, listErr error) int {
+	if listErr != nil {
+		return v.CountSaved()
+	}
+	read := make(map[string]bool, len(saved))
+	for _, e := range saved {
+		read[e.Folder] = e.Err == nil
+	}
+	return v.countFolders(func(folder string) bool {
+		ok, listed := read[folder]
+		return listed && (ok || v.finalExists(folder))
+	})
+}
+
+// countFolders counts the folders requirements/req_* for which saved holds.
+func (v *View) countFolders(saved func(folder string) bool) int {
+	entries, err := fs.ReadDir(v.j.ws.FS(), "requirements")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "req_") && saved(e.Name()) {
+			n++
+		}
+	}
+	return n
+}
+
+// finalExists reports whether requirements/folder/final.json exists.
+func (v *View) finalExists(folder string) bool {
+	_, err := fs.Stat(v.j.ws.FS(), path.Join("requirements", folder, "final.json"))
+	return err == nil
 }

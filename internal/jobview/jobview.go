@@ -1,21 +1,15 @@
 // Package jobview gathers what `creator status` and `creator list` show of a
-// job from its folder.
+// job from its View (internal/job): it reads no file of the job itself.
 package jobview
 
 import (
-	"bufio"
-	"bytes"
-	"creator/internal/coverage"
-	"creator/internal/transcript"
-	"creator/tools"
-	"encoding/json"
 	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"creator/internal/coverage"
+	"creator/internal/job"
 	"creator/internal/offlinemodel"
 	"creator/internal/reqstore"
 	"creator/internal/requirement"
@@ -64,9 +58,9 @@ type View struct {
 }
 
 // reviewOf counts the decisions on a job's requirements under review;
-// saved and listErr are what store.List gave.
-func reviewOf(store *reqstore.Store, saved []reqstore.Entry, listErr error) *requirement.Tally {
-	recs, _, _, err := store.ReviewableOf(saved, listErr)
+// saved and listErr are what Saved gave.
+func reviewOf(j *job.View, saved []reqstore.Entry, listErr error) *requirement.Tally {
+	recs, _, _, err := j.Reviewable(saved, listErr)
 	if err != nil || len(recs) == 0 {
 		return nil
 	}
@@ -121,7 +115,7 @@ const (
 
 // Of gathers what status and list show of one job. A job whose files
 // are damaged is still shown, with the problem in Error.
-func Of(j *workspace.Job, withTasks bool) View {
+func Of(j *job.View, withTasks bool) View {
 	v := View{ID: j.ID, Dir: j.Dir, Inputs: []Input{}}
 	info, err := j.Info()
 	if err != nil {
@@ -149,7 +143,7 @@ func Of(j *workspace.Job, withTasks bool) View {
 		v.State = StateInterrupted
 	}
 
-	plan, err := planner.New(j, nil).Load()
+	plan, err := j.Plan()
 	switch {
 	case err == nil:
 		s := planner.SummaryOf(plan)
@@ -169,54 +163,26 @@ func Of(j *workspace.Job, withTasks bool) View {
 		v.Error = err.Error()
 	}
 	// Every final.json is read once, for the count and the citations.
-	store := reqstore.Open(j)
-	saved, err := store.List()
-	v.Requirements = countSaved(j.Dir, saved, err)
-	v.Review = reviewOf(store, saved, err)
+	saved, err := j.Saved()
+	v.Requirements = j.CountSavedOf(saved, err)
+	v.Review = reviewOf(j, saved, err)
 	if err == nil {
-		if r, err := coverageOf(j, info, saved); err == nil {
+		if r, err := j.CoverageOf(saved); err == nil {
 			v.Coverage = &r
 		}
 	}
 	v.LastActivity = v.UpdatedAt
-	if e, ok := lastEvent(j.Dir); ok && e.Time.After(v.LastActivity) {
+	if e, ok := j.LastEvent(); ok && e.Time.After(v.LastActivity) {
 		v.LastActivity = e.Time
 		v.LastEvent = strings.TrimSpace(e.Type + " " + e.Tool)
 	}
-	v.Published = lastPublication(j.Dir)
+	if e, ok := j.LastPublication(); ok {
+		v.Published = &Publication{Time: e.Time, Publication: e.Publication}
+	}
 	if Resumable(v.State) {
 		v.ResumeHint = "creator resume --job " + j.ID
 	}
 	return v
-}
-
-// CoverageOf measures a job's coverage from its files: the ledger, or
-// when it is missing, what the transcript says was read and declared.
-func CoverageOf(j *workspace.Job, info workspace.Info) (coverage.Report, error) {
-	saved, err := reqstore.Open(j).List()
-	if err != nil {
-		return coverage.Report{}, err
-	}
-	return coverageOf(j, info, saved)
-}
-
-// coverageOf is CoverageOf with the saved requirements as reqstore.List
-// read them.
-func coverageOf(j *workspace.Job, info workspace.Info, saved []reqstore.Entry) (coverage.Report, error) {
-	ledger, ok := coverage.Load(j.Internal)
-	if !ok {
-		recs, err := transcript.Load(j)
-		if err != nil {
-			return coverage.Report{}, err
-		}
-		ledger = coverage.New(nil)
-		tools.ReplayCoverage(ledger, transcript.Messages(recs))
-	}
-	man, err := coverage.Manifest(j)
-	if err != nil {
-		return coverage.Report{}, err
-	}
-	return ledger.Measure(man, coverage.Cited(saved), info.InputNames()), nil
 }
 
 // Resumable reports whether `creator resume` can continue a job in state.
@@ -228,95 +194,14 @@ func Resumable(state string) bool {
 	return false
 }
 
-// CountRequirements counts the saved requirements (requirements/req_*/final.json).
-func CountRequirements(dir string) int {
-	return countFolders(dir, func(folder string) bool { return finalExists(dir, folder) })
-}
-
-// countSaved counts as CountRequirements does from what reqstore.List
-// (err its error) read: a folder whose final.json it read holds one, a
-// folder it left out has no final.json, and one whose final.json it could
-// not read holds one if the file exists.
-func countSaved(dir string, saved []reqstore.Entry, err error) int {
+// CoverageOf measures the coverage of the job j as its View measures it
+// (job.View.Coverage); info is not needed any more. It stays only for the
+// tests of the run (internal/jobrun) until they measure through the job.
+func CoverageOf(j *workspace.Job, _ workspace.Info) (coverage.Report, error) {
+	v, err := job.OpenView(filepath.Dir(j.Dir), j.ID)
 	if err != nil {
-		return CountRequirements(dir)
+		return coverage.Report{}, err
 	}
-	read := make(map[string]bool, len(saved))
-	for _, e := range saved {
-		read[e.Folder] = e.Err == nil
-	}
-	return countFolders(dir, func(folder string) bool {
-		ok, listed := read[folder]
-		return listed && (ok || finalExists(dir, folder))
-	})
-}
-
-// countFolders counts the folders requirements/req_* for which saved holds.
-func countFolders(dir string, saved func(folder string) bool) int {
-	entries, err := os.ReadDir(filepath.Join(dir, "requirements"))
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), "req_") && saved(e.Name()) {
-			n++
-		}
-	}
-	return n
-}
-
-// finalExists reports whether requirements/folder/final.json exists.
-func finalExists(dir, folder string) bool {
-	_, err := os.Stat(filepath.Join(dir, "requirements", folder, "final.json"))
-	return err == nil
-}
-
-// lastPublication finds the job's last published event, if any.
-func lastPublication(dir string) *Publication {
-	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(telemetry.File)))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var last *Publication
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
-		if !bytes.Contains(sc.Bytes(), []byte(`"type":"`+telemetry.TypePublished+`"`)) {
-			continue
-		}
-		var e telemetry.Event
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Type == telemetry.TypePublished {
-			last = &Publication{Time: e.Time, Publication: e.Publication}
-		}
-	}
-	return last
-}
-
-// lastEvent reads the last complete line of the job's events.
-func lastEvent(dir string) (telemetry.Event, bool) {
-	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(telemetry.File)))
-	if err != nil {
-		return telemetry.Event{}, false
-	}
-	defer f.Close()
-	const tail = 64 << 10
-	fi, err := f.Stat()
-	if err != nil {
-		return telemetry.Event{}, false
-	}
-	off := max(0, fi.Size()-tail)
-	buf := make([]byte, fi.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-		return telemetry.Event{}, false
-	}
-	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
-	for i := len(lines) - 1; i >= 0 && i >= len(lines)-2; i-- {
-		var e telemetry.Event
-		if json.Unmarshal([]byte(lines[i]), &e) == nil && !e.Time.IsZero() {
-			return e, true
-		}
-	}
-	return telemetry.Event{}, false
+	defer v.Close()
+	return v.Coverage()
 }

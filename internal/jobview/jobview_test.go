@@ -6,12 +6,13 @@ import (
 	"reflect"
 	"testing"
 
+	"creator/internal/job"
 	"creator/templates"
 	"creator/workspace"
 )
 
 // Of counts the saved requirements from what it read for the coverage as
-// CountRequirements counts them from the folders: a folder without
+// the View's CountSaved counts them from the folders: a folder without
 // final.json, a plain file named req_* and a folder whose final.json
 // cannot be read are told apart.
 func TestOfCountsRequirementsAsTheFoldersSay(t *testing.T) {
@@ -21,12 +22,13 @@ func TestOfCountsRequirementsAsTheFoldersSay(t *testing.T) {
 	if err := os.WriteFile(doc, []byte("Records must be kept for ten years.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	job, err := workspace.Create(filepath.Join(dir, "ws"), workspace.CreateOptions{ID: "v", Inputs: []string{doc}, Instructions: templates.Instructions})
+	j, err := job.Create(filepath.Join(dir, "ws"), workspace.CreateOptions{ID: "v", Inputs: []string{doc}, Instructions: templates.Instructions})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { job.Close() })
-	reqs := filepath.Join(job.Dir, "requirements")
+	t.Cleanup(func() { j.Close() })
+	view := j.View()
+	reqs := filepath.Join(j.Dir, "requirements")
 	write := func(rel, content string) {
 		t.Helper()
 		p := filepath.Join(reqs, filepath.FromSlash(rel))
@@ -45,23 +47,19 @@ func TestOfCountsRequirementsAsTheFoldersSay(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(reqs, "req_006", "final.json"), 0o755); err != nil { // cannot be read
 		t.Fatal(err)
 	}
-	want := CountRequirements(job.Dir)
+	want := view.CountSaved()
 	if want != 3 {
-		t.Fatalf("CountRequirements = %d, want 3", want)
+		t.Fatalf("CountSaved = %d, want 3", want)
 	}
-	info, err := job.Info()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := Of(job, false)
+	v := Of(view, false)
 	if v.Requirements != want {
 		t.Errorf("Of counted %d requirements, want %d", v.Requirements, want)
 	}
-	r, err := CoverageOf(job, info)
+	r, err := view.Coverage()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.Coverage == nil || !reflect.DeepEqual(*v.Coverage, r) {
-		t.Errorf("Of's coverage %+v, CoverageOf %+v", v.Coverage, r)
+		t.Errorf("Of's coverage %+v, the View's %+v", v.Coverage, r)
 	}
 }

@@ -3,20 +3,21 @@
 package progress
 
 import (
-	"creator/internal/cost"
-	"creator/internal/coverage"
-	"creator/internal/index"
-	"creator/internal/jobrun"
-	"creator/internal/jobview"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"creator/compaction"
 	"creator/internal/agent"
+	"creator/internal/cost"
+	"creator/internal/coverage"
 	"creator/internal/humanize"
+	"creator/internal/index"
+	"creator/internal/job"
+	"creator/internal/jobrun"
 	"creator/planner"
 	"creator/tools"
 	"creator/workspace"
@@ -48,7 +49,8 @@ type Display struct {
 	verbose     bool
 	live        bool // the updating line
 	redrawEvery time.Duration
-	job         *workspace.Job
+	job         *job.View
+	ownView     bool // the display opened job, and closes it at Stop
 	priced      bool
 	now         func() time.Time
 
@@ -141,9 +143,13 @@ func (p *Display) Started(s jobrun.Start) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.job, p.priced = s.Job, s.Priced
+	p.closeViewLocked()
+	p.job, p.ownView = viewOf(s.Job)
+	p.priced = s.Priced
 	p.started, p.totals, p.step = p.now(), s.Totals, s.Totals.Steps
-	p.reqs = jobview.CountRequirements(s.Job.Dir)
+	if p.job != nil {
+		p.reqs = p.job.CountSaved()
+	}
 	p.loadPlanLocked()
 	if !p.live {
 		return
@@ -184,14 +190,44 @@ func (p *Display) Stop() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.closeViewLocked()
 	if p.shown {
 		fmt.Fprint(p.out, "\r\x1b[K")
 		p.shown = false
 	}
 }
 
+// viewOf is the view of a run's job the display reads the plan and the
+// saved requirements from: the job's own view when the run hands over the
+// job's owner, else one opened on its folder (own: the display closes
+// it).
+func viewOf(running any) (v *job.View, own bool) {
+	switch j := running.(type) {
+	case interface{ View() *job.View }:
+		return j.View(), false
+	case *workspace.Job:
+		v, err := job.OpenView(filepath.Dir(j.Dir), j.ID)
+		if err != nil {
+			return nil, false
+		}
+		return v, true
+	}
+	return nil, false
+}
+
+// closeViewLocked closes the view of the job if the display opened it.
+func (p *Display) closeViewLocked() {
+	if p.job != nil && p.ownView {
+		p.job.Close()
+	}
+	p.job, p.ownView = nil, false
+}
+
 func (p *Display) loadPlanLocked() {
-	plan, err := planner.New(p.job, nil).Load()
+	if p.job == nil {
+		return
+	}
+	plan, err := p.job.Plan()
 	if err != nil {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"creator/internal/job"
 	"creator/internal/output"
 	"creator/internal/pgtest"
 	"creator/internal/requirement"
@@ -29,13 +30,13 @@ func record(id, text string) requirement.Record {
 }
 
 // newJob makes a job whose output holds recs, with the given status.
-func newJob(t *testing.T, status workspace.Status, recs ...requirement.Record) *workspace.Job {
+func newJob(t *testing.T, status workspace.Status, recs ...requirement.Record) *job.Job {
 	t.Helper()
 	doc := filepath.Join(t.TempDir(), "policy.txt")
 	if err := os.WriteFile(doc, []byte("Records shall be kept.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	job, err := workspace.Create(t.TempDir(), workspace.CreateOptions{ID: "gobd", Inputs: []string{doc}})
+	job, err := job.Create(t.TempDir(), workspace.CreateOptions{ID: "gobd", Inputs: []string{doc}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,13 +48,13 @@ func newJob(t *testing.T, status workspace.Status, recs ...requirement.Record) *
 	return job
 }
 
-func setOutput(t *testing.T, job *workspace.Job, recs ...requirement.Record) {
+func setOutput(t *testing.T, job *job.Job, recs ...requirement.Record) {
 	t.Helper()
 	data, err := output.JSON(recs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := job.WriteInternal(output.RequirementsFile, data); err != nil {
+	if err := job.Workspace().WriteInternal(output.RequirementsFile, data); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -101,7 +102,7 @@ func rows(t *testing.T, url, schema string) []row {
 	return out
 }
 
-func events(t *testing.T, job *workspace.Job) []telemetry.Event {
+func events(t *testing.T, job *job.Job) []telemetry.Event {
 	t.Helper()
 	f, err := os.Open(filepath.Join(job.Dir, telemetry.File))
 	if os.IsNotExist(err) {
@@ -200,7 +201,7 @@ func equalRows(a, b []row) bool {
 }
 
 // assertNoPassword fails when a file of the job holds the password.
-func assertNoPassword(t *testing.T, job *workspace.Job, password string) {
+func assertNoPassword(t *testing.T, job *job.Job, password string) {
 	t.Helper()
 	_ = filepath.Walk(job.Dir, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() {
@@ -373,7 +374,7 @@ func tReviewStatus(t *testing.T, db *pgtest.Server) {
 		Changes: map[string]requirement.Change{"priority": {From: "high", To: "low"}}}
 	accepted.Priority = "low"
 	data, _ := requirement.Marshal(accepted)
-	if _, err := job.WriteFile("requirements/req_001/final.json", data); err != nil {
+	if _, err := job.Workspace().WriteFile("requirements/req_001/final.json", data); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Job(ctx, job, JobOptions{URL: url, Now: now}); err != nil {

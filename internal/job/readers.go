@@ -1,0 +1,51 @@
+package job
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"creator/internal/telemetry"
+	"creator/workspace"
+)
+
+// The operations of the commands that work on a finished job rather than
+// run it: a publish to a database, a person's review.
+
+// RecordPublication appends a publish of the job's requirements to a
+// database to its events; status shows the last one.
+func (j *Job) RecordPublication(at time.Time, p telemetry.Publication) error {
+	return j.ws.AppendInternal(telemetry.File, telemetry.PublishedEvent(at, p))
+}
+
+// ReadRequirementFile reads a file of a requirement's folder, such as
+// requirements/req_003/validation.md, where a review writes its decision
+// for people.
+func (j *Job) ReadRequirementFile(rel string) ([]byte, error) {
+	if err := requirementFile(rel); err != nil {
+		return nil, err
+	}
+	return j.ws.ReadInternal(rel)
+}
+
+// WriteRequirementFile replaces a file of a requirement's folder as the
+// agent's write_file does: checked, with the secrets redacted, seen by the
+// search index. A requirement's record (final.json) changes only through
+// Requirements.
+func (j *Job) WriteRequirementFile(rel string, data []byte) (workspace.WriteResult, error) {
+	if err := requirementFile(rel); err != nil {
+		return workspace.WriteResult{}, err
+	}
+	return j.ws.Files.WriteFile(rel, data)
+}
+
+// requirementFile checks that rel is a file of a requirement's folder
+// other than its record.
+func requirementFile(rel string) error {
+	dir, name := path.Split(path.Clean(rel))
+	if parent, folder := path.Split(strings.TrimSuffix(dir, "/")); parent != "requirements/" || !strings.HasPrefix(folder, "req_") || name == "final.json" {
+		return fmt.Errorf("%s is not a file of a requirement's folder", rel)
+	}
+	return nil
+}
