@@ -164,7 +164,7 @@ func (e *env) agent(t *testing.T) (*agent.Agent, *compaction.Manager) {
 	a := &agent.Agent{
 		Model:      client,
 		Tools:      reg,
-		Completion: donecheck.Checker{Planner: pl, Files: e.job},
+		Completion: donecheck.Checker{Plan: pl.Load, Files: e.job},
 		Journal:    journal,
 		System:     system,
 		Hook:       cm,

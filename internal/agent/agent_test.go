@@ -73,7 +73,7 @@ func (e *env) agent(t *testing.T) *agent.Agent {
 	return &agent.Agent{
 		Model:      llm.NewClient(llm.ClientConfig{BaseURL: e.srv.URL(), Model: "fake", Sleep: func(context.Context, time.Duration) error { return nil }}),
 		Tools:      reg,
-		Completion: donecheck.Checker{Planner: pl, Files: e.job},
+		Completion: donecheck.Checker{Plan: pl.Load, Files: e.job},
 		Journal:    transcript.NewWriter(e.job),
 		System:     "You are a test agent.",
 	}
