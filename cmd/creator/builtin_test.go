@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -187,7 +188,7 @@ func assertIndexCurrent(t *testing.T, dir string) {
 			continue
 		}
 		w, rel := words[len(words)/2], "chunks/"+filepath.Base(c)
-		res, err := x.Search(index.Query{Text: w, File: rel})
+		res, err := x.Search(context.Background(), index.Query{Text: w, File: rel})
 		if err != nil || len(res.Hits) == 0 || res.Hits[0].Path != rel || !strings.Contains(res.Hits[0].Snippet, "**") {
 			t.Errorf("%q from %s not found in the index: %v, %d hits", w, rel, err, len(res.Hits))
 		}

@@ -107,7 +107,7 @@ func BenchmarkSearchNIST80053(b *testing.B) {
 		for b.Loop() {
 			for _, w := range benchWords {
 				t := time.Now()
-				res, err := x.Search(Query{Text: w})
+				res, err := x.Search(context.Background(), Query{Text: w})
 				ds = append(ds, time.Since(t))
 				if err != nil || len(res.Hits) == 0 {
 					b.Fatalf("%s: %v, %d hits", w, err, len(res.Hits))
@@ -192,7 +192,7 @@ func BenchmarkHybridNIST80053(b *testing.B) {
 		for b.Loop() {
 			for _, w := range benchWords {
 				t := time.Now()
-				res, err := x.Search(Query{Text: w, Mode: ModeHybrid})
+				res, err := x.Search(context.Background(), Query{Text: w, Mode: ModeHybrid})
 				ds = append(ds, time.Since(t))
 				if err != nil || len(res.Hits) == 0 || res.Mode != ModeHybrid {
 					b.Fatalf("%s: %v, %+v", w, err, res)
