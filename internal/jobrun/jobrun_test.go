@@ -159,6 +159,11 @@ func TestRunCompletesAndRecords(t *testing.T) {
 		t.Fatalf("reporter heard %d starts, %d model calls of %d steps, %d plan changes, %d stops",
 			len(rep.started), rep.models, out.Agent.Totals.Steps, len(rep.plan), rep.stopped)
 	}
+	if v := rep.started[0].View; v == nil || v.ID != job.ID {
+		t.Errorf("the reporter got no view of the job: %+v", rep.started[0])
+	} else if saved, err := v.Saved(); err != nil || len(saved) == 0 {
+		t.Errorf("the view lists %d saved requirements, %v", len(saved), err)
+	}
 	ev := events(t, job)
 	first, last := ev[0], ev[len(ev)-1]
 	if first.Type != telemetry.TypeJobStarted || last.Type != telemetry.TypeJobFinished || last.Status != "completed" || last.ExitCode == nil || *last.ExitCode != 0 {
