@@ -167,7 +167,7 @@ func TestBuiltinRFC9000(t *testing.T) {
 // needs no work on opening and finds the text of its chunk files.
 func assertIndexCurrent(t *testing.T, dir string) {
 	t.Helper()
-	x, err := index.Open(dir, os.DirFS(dir))
+	x, err := index.Open(context.Background(), dir, os.DirFS(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,7 +94,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func BenchmarkSearchNIST80053(b *testing.B) {
 	dir, text := benchFolder(b)
 	start := time.Now()
-	x, err := Open(dir, os.DirFS(dir))
+	x, err := Open(context.Background(), dir, os.DirFS(dir))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func BenchmarkSearchNIST80053(b *testing.B) {
 // one 6 KB chunk on write.
 func BenchmarkHybridNIST80053(b *testing.B) {
 	dir, text := benchFolder(b)
-	x, err := OpenWith(dir, os.DirFS(dir), Options{Embedder: &bagEmbedder{model: "bag", dim: 384}})
+	x, err := OpenWith(context.Background(), dir, os.DirFS(dir), Options{Embedder: &bagEmbedder{model: "bag", dim: 384}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func write(t *testing.T, dir, rel, content string) {
 func open(t *testing.T, dir string) *Index {
 	t.Helper()
 	// Tests close often; the benchmarks keep the default.
-	x, err := OpenWith(dir, os.DirFS(dir), Options{PersistAtOnce: true})
+	x, err := OpenWith(context.Background(), dir, os.DirFS(dir), Options{PersistAtOnce: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestFailedUpdatesAreRetriedBeforeSearch(t *testing.T) {
 	t.Parallel()
 	dir := folder(t)
 	fsys := &failingFS{FS: os.DirFS(dir), fail: map[string]bool{}}
-	x, err := OpenWith(dir, fsys, Options{PersistAtOnce: true})
+	x, err := OpenWith(context.Background(), dir, fsys, Options{PersistAtOnce: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,5 +322,28 @@ func TestSearchEndsWithItsContext(t *testing.T) {
 	res, err := Scan(context.Background(), fsys, Query{Text: "retention", Regex: true})
 	if err != nil || res.Total != 2 {
 		t.Errorf("scan: %+v, %v", res, err)
+	}
+}
+
+// Opening ends with its context, and an index whose update was cut off so
+// is kept, not taken for damaged and rebuilt.
+func TestOpenEndsWithItsContext(t *testing.T) {
+	t.Parallel()
+	dir := folder(t)
+	if err := open(t, dir).Close(); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "notes/new.md", "Backups are encrypted.\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if x, err := OpenWith(ctx, dir, os.DirFS(dir), Options{PersistAtOnce: true}); !errors.Is(err, context.Canceled) {
+		if x != nil {
+			x.Close()
+		}
+		t.Fatalf("open with a cancelled context: %v", err)
+	}
+	y := open(t, dir)
+	if st := y.Stats(); st.Rebuilt || st.Indexed != 1 || st.Files != 3 {
+		t.Fatalf("open after the cancelled one: %+v", st)
 	}
 }

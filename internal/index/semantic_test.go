@@ -57,7 +57,7 @@ func (e *bagEmbedder) count() int {
 
 func openEmbedded(t *testing.T, dir string, e Embedder) *Index {
 	t.Helper()
-	x, err := OpenWith(dir, os.DirFS(dir), Options{PersistAtOnce: true, Embedder: e})
+	x, err := OpenWith(context.Background(), dir, os.DirFS(dir), Options{PersistAtOnce: true, Embedder: e})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestSemanticReadsAFileOnce(t *testing.T) {
 	dir := semanticFolder(t)
 	openCounted := func(e Embedder) (*Index, *countingFS) {
 		fsys := &countingFS{StatFS: os.DirFS(dir).(fs.StatFS), opens: map[string]int{}}
-		x, err := OpenWith(dir, fsys, Options{PersistAtOnce: true, Embedder: e})
+		x, err := OpenWith(context.Background(), dir, fsys, Options{PersistAtOnce: true, Embedder: e})
 		if err != nil {
 			t.Fatal(err)
 		}

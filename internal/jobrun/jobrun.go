@@ -216,7 +216,7 @@ func Run(ctx context.Context, cfg Config) (Outcome, error) {
 	r.events = telemetry.New(events, counter, r.now, cfg.Priced)
 	r.planner = r.job.Plan()
 	r.planner.OnChange = r.planChanged
-	searcher, closeIndex := r.openIndex()
+	searcher, closeIndex := r.openIndex(ctx)
 	defer closeIndex()
 	if err := r.assemble(counter, searcher, info); err != nil {
 		return Outcome{}, err
@@ -241,8 +241,8 @@ func (r *run) planChanged(e planner.Event) {
 // openIndex opens the job's search index, brought up to date with its
 // files and kept so by the job's change watcher. Without it, search_files
 // still scans with regular expressions.
-func (r *run) openIndex() (tools.Searcher, func()) {
-	idx, err := index.OpenWith(r.ws.Dir, r.ws.FS(), index.Options{Embedder: r.cfg.Embedder})
+func (r *run) openIndex(ctx context.Context) (tools.Searcher, func()) {
+	idx, err := index.OpenWith(ctx, r.ws.Dir, r.ws.FS(), index.Options{Embedder: r.cfg.Embedder})
 	if err != nil {
 		r.report.IndexOpened(index.SyncStats{}, err)
 		return index.ScanOnly{FS: r.ws.FS(), Reason: err}, func() {}
