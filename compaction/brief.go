@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"creator/planner"
-	"creator/workspace"
 )
 
 // Brief is where a job stands: Text for the model, and the plan it shows
@@ -16,16 +15,23 @@ type Brief struct {
 	Plan []planner.Task
 }
 
-// WorkspaceBrief returns a function that describes where a job stands,
-// read from its files: the plan with every task's status and the current
-// task, the last lines of progress.md, and the files written so far. It is
-// attached to every summary, so the plan is never lost.
-func WorkspaceBrief(job *workspace.Job) func() Brief {
+// BriefFiles reads the job's files for the brief.
+type BriefFiles interface {
+	ReadInternal(rel string) ([]byte, error)
+	Names(dir string) ([]string, error)
+}
+
+// WorkspaceBrief returns a function that describes where a job stands:
+// the plan (plan loads it: the job's planner's Load) with every task's
+// status and the current task, and from the job's files the last lines of
+// progress.md and the files written so far. It is attached to every
+// summary, so the plan is never lost.
+func WorkspaceBrief(job BriefFiles, plan func() (planner.Plan, error)) func() Brief {
 	return func() Brief {
 		var b strings.Builder
 		var tasks []planner.Task
 		b.WriteString("Workspace brief (read from the job's files):\n\n")
-		plan, err := planner.New(job, nil).Load()
+		plan, err := plan()
 		switch {
 		case errors.Is(err, planner.ErrNoPlan):
 			b.WriteString("There is no plan yet.\n")

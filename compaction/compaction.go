@@ -150,13 +150,33 @@ type Manager struct {
 	nextClear int
 }
 
-// New returns a manager. system and tools are counted once; brief builds
-// the workspace brief attached to summaries.
-func New(cfg Config, model llm.Model, count Counter, files Files, journal agent.Journal, brief func() Brief, system string, tools []llm.ToolDef) *Manager {
-	m := &Manager{cfg: cfg.Resolved(), raw: cfg, model: model, count: count, files: files, journal: journal, brief: brief, cache: map[[32]byte]int{},
+// Options are what a Manager works with.
+type Options struct {
+	// Config are the figures of context management.
+	Config Config
+	// Model writes the summaries.
+	Model llm.Model
+	// Counter counts tokens.
+	Counter Counter
+	// Files is where oversized tool results are saved.
+	Files Files
+	// Journal records the compactions in the transcript.
+	Journal agent.Journal
+	// Brief builds the workspace brief attached to summaries.
+	Brief func() Brief
+	// System is the system prompt, Tools the tool definitions sent with
+	// each request (FollowTools changes them); both are counted once.
+	System string
+	Tools  []llm.ToolDef
+}
+
+// New returns a manager.
+func New(o Options) *Manager {
+	tools := o.Tools
+	m := &Manager{cfg: o.Config.Resolved(), raw: o.Config, model: o.Model, count: o.Counter, files: o.Files, journal: o.Journal, brief: o.Brief, cache: map[[32]byte]int{},
 		tools: func() []llm.ToolDef { return tools }, defCache: map[string]int{}}
 	m.nextClear = m.cfg.ClearAt
-	m.system = count.Count(system) + 4
+	m.system = o.Counter.Count(o.System) + 4
 	return m
 }
 

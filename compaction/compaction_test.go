@@ -159,11 +159,12 @@ func (e *env) agent(t *testing.T) (*agent.Agent, *compaction.Manager) {
 	if e.summaryRequests != nil {
 		summarizer = watched{client, e.summaryRequests}
 	}
-	cm := compaction.New(e.cfg, summarizer, tokens.Default(), e.job, journal, compaction.WorkspaceBrief(e.job), system, reg.Definitions())
+	cm := compaction.New(compaction.Options{Config: e.cfg, Model: summarizer, Counter: tokens.Default(), Files: e.job, Journal: journal,
+		Brief: compaction.WorkspaceBrief(e.job, pl.Load), System: system, Tools: reg.Definitions()})
 	a := &agent.Agent{
 		Model:      client,
 		Tools:      reg,
-		Completion: donecheck.Checker{Planner: pl, Files: e.job},
+		Completion: donecheck.Checker{Plan: pl.Load, Files: e.job},
 		Journal:    journal,
 		System:     system,
 		Hook:       cm,
@@ -793,7 +794,7 @@ func TestOversizedArgumentsAreShortenedAfterTheCall(t *testing.T) {
 func TestPromptCountsToolsSentNow(t *testing.T) {
 	t.Parallel()
 	defs := []llm.ToolDef{{Name: "read_file", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object"}`)}}
-	cm := compaction.New(compaction.Config{}, nil, tokens.Default(), nil, nil, nil, "system", defs)
+	cm := compaction.New(compaction.Options{Counter: tokens.Default(), System: "system", Tools: defs})
 	conv := &agent.Conversation{}
 	fixed := cm.PromptTokens(conv)
 	sent := defs[:0:0]

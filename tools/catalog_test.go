@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"creator/internal/agent"
-	"creator/internal/coverage"
 	"creator/internal/index"
 	"creator/internal/llm"
+	"creator/internal/reqstore"
 	"creator/internal/tokens"
 	"creator/planner"
 )
@@ -25,8 +25,8 @@ func everyTool(t *testing.T) []Tool {
 	}
 	all := append(WorkspaceTools(e.job.Files), PlanningTools(planner.New(e.job, nil), nil, nil)...)
 	all = append(all, DocumentTools(docs, tokens.Default())...)
-	all = append(all, RequirementTools(e.job, nil)...)
-	all = append(all, CoverageTools(coverage.New(nil), nil)...)
+	all = append(all, RequirementTools(reqstore.Open(e.job), nil)...)
+	all = append(all, CoverageTools(declarerFunc(nil))...)
 	return append(all, SearchTools(e.job.Files, index.ScanOnly{FS: e.job.FS()})...)
 }
 

@@ -2,12 +2,10 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"creator/internal/coverage"
-	"creator/internal/document"
 	"creator/internal/humanize"
 	"creator/internal/llm"
 )
@@ -23,18 +21,25 @@ type DeclaredEmpty struct {
 // needs at least: enough to say what the chunk is.
 const MinReasonWords = 3
 
+// ChunkDeclarer keeps the job's coverage ledger: the job.
+type ChunkDeclarer interface {
+	// DeclareEmpty records that a chunk read in full holds no requirement,
+	// and why; chunk may name it in any form the manifest resolves. Its
+	// error is the refusal the model reads.
+	DeclareEmpty(chunk, reason string) (DeclaredEmpty, error)
+}
+
 // CoverageTools returns declare_chunk_empty over the job's coverage
-// ledger; manifest reads the chunk manifest.
-func CoverageTools(ledger *coverage.Ledger, manifest func() (document.Manifest, error)) []Tool {
-	c := &coverageTools{ledger: ledger, manifest: manifest}
+// ledger.
+func CoverageTools(ledger ChunkDeclarer) []Tool {
+	c := &coverageTools{ledger: ledger}
 	return []Tool{
 		FuncResult("declare_chunk_empty", "Declare that a chunk you have read in full holds no requirement, and say why (e.g. 'table of contents', 'revision history of the document', 'definitions only, no duty'). A chunk counts as covered when a saved requirement cites it or it is declared empty; the job completes only when every chunk is covered.", c.declare),
 	}
 }
 
 type coverageTools struct {
-	ledger   *coverage.Ledger
-	manifest func() (document.Manifest, error)
+	ledger ChunkDeclarer
 }
 
 type declareArgs struct {
@@ -47,44 +52,22 @@ func (c *coverageTools) declare(ctx context.Context, a declareArgs) (llm.ToolRes
 	if len(strings.Fields(reason)) < MinReasonWords {
 		return llm.ToolResult{}, fmt.Errorf("give the reason %s holds no requirement in at least %d words, e.g. \"table of contents\" or \"the publication's revision history\" (got %q)", a.Chunk, MinReasonWords, a.Reason)
 	}
-	man, err := c.manifest()
+	d, err := c.ledger.DeclareEmpty(a.Chunk, reason)
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
-	mc, ok := man.Lookup(a.Chunk)
-	if !ok {
-		if len(man.Chunks) == 0 {
-			return llm.ToolResult{}, fmt.Errorf("chunk %q does not exist: there are no chunks yet; split the document with chunk_document first", a.Chunk)
-		}
-		return llm.ToolResult{}, fmt.Errorf("chunk %q does not exist; the chunks are %s to %s", a.Chunk, man.Chunks[0].ID, man.Chunks[len(man.Chunks)-1].ID)
+	text := fmt.Sprintf("declared %s empty: %s", d.Chunk, reason)
+	if d.Chunk != a.Chunk {
+		text += fmt.Sprintf("; read chunk %q as %q", a.Chunk, d.Chunk)
 	}
-	if err := c.ledger.Declare(mc.File, reason); errors.Is(err, coverage.ErrNotRead) {
-		e, _ := c.ledger.Entry(mc.File)
-		return llm.ToolResult{}, fmt.Errorf("%s is not read in full yet (%s): read it with read_file(path=%q) first, then declare it empty if it holds no requirement", mc.ID, e.Unread(), mc.File)
-	} else if err != nil {
-		return llm.ToolResult{}, err
-	}
-	if err := c.ledger.Save(); err != nil {
-		return llm.ToolResult{}, err
-	}
-	text := fmt.Sprintf("declared %s empty: %s", mc.ID, reason)
-	if mc.ID != a.Chunk {
-		text += fmt.Sprintf("; read chunk %q as %q", a.Chunk, mc.ID)
-	}
-	return llm.ToolResult{Text: text, Data: DeclaredEmpty{Chunk: mc.ID, File: mc.File, Reason: reason}}, nil
+	return llm.ToolResult{Text: text, Data: d}, nil
 }
 
-// NoteRead records in the ledger what read_file returned of a chunk file;
-// it reports whether the ledger changed.
-func NoteRead(ledger *coverage.Ledger, lines FileLines) bool {
-	if !strings.HasPrefix(lines.Path, "chunks/") {
-		return false
-	}
-	return ledger.Read(lines.Path, lines.First, len(lines.Lines), lines.Total)
-}
-
-// ReplayCoverage rebuilds a ledger from a conversation's tool results: the
-// chunk lines read_file returned and the chunks declared empty, in order.
+// ReplayCoverage rebuilds a ledger from a conversation's tool results.
+//
+// It is kept only for internal/jobview until that reads a job through
+// job.View; the job (internal/job) replays and measures coverage for
+// everything else. Remove it with jobview's use.
 func ReplayCoverage(ledger *coverage.Ledger, msgs []llm.Message) {
 	for _, m := range msgs {
 		if m.Role != llm.RoleTool || m.Data.Failed {
@@ -93,8 +76,8 @@ func ReplayCoverage(ledger *coverage.Ledger, msgs []llm.Message) {
 		switch m.ToolName {
 		case "read_file":
 			var lines FileLines
-			if m.Data.Decode(&lines) {
-				NoteRead(ledger, lines)
+			if m.Data.Decode(&lines) && strings.HasPrefix(lines.Path, "chunks/") {
+				ledger.Read(lines.Path, lines.First, len(lines.Lines), lines.Total)
 			}
 		case "declare_chunk_empty":
 			var d DeclaredEmpty

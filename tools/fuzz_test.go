@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"creator/internal/index"
+	"creator/internal/reqstore"
 	"creator/internal/tokens"
 	"creator/planner"
 	"creator/workspace"
@@ -32,7 +33,7 @@ func FuzzToolArguments(f *testing.F) {
 		f.Fatal(err)
 	}
 	all = append(all, DocumentTools(docs, tokens.Default())...)
-	all = append(all, RequirementTools(job, nil)...)
+	all = append(all, RequirementTools(reqstore.Open(job), nil)...)
 	all = append(all, SearchTools(job.Files, index.ScanOnly{FS: job.FS()})...)
 	reg, err := NewRegistry(all...)
 	if err != nil {

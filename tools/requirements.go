@@ -31,11 +31,21 @@ func enum(values []string) *jsonschema.Schema {
 	return s
 }
 
+// RequirementStore keeps the job's requirements: the job's store
+// (reqstore.Store).
+type RequirementStore interface {
+	// Save checks a requirement and keeps it under the next id, unless it
+	// repeats one saved before.
+	Save(draft requirement.Record) (reqstore.Saved, error)
+	// Finalize checks every saved requirement and writes the output.
+	Finalize(partialNote string, cov *output.Coverage) (reqstore.Result, error)
+}
+
 // RequirementTools returns save_requirement and finalize_output over the
-// requirements kept in files. measure, when not nil, measures the coverage
-// of the documents, which finalize_output reports.
-func RequirementTools(files reqstore.FS, measure func() (coverage.Report, error)) []Tool {
-	r := &reqTools{store: reqstore.Open(files), measure: measure}
+// job's requirement store. measure, when not nil, measures the coverage of
+// the documents, which finalize_output reports.
+func RequirementTools(store RequirementStore, measure func() (coverage.Report, error)) []Tool {
+	r := &reqTools{store: store, measure: measure}
 	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[reqType]():     enum(requirement.Types),
 		reflect.TypeFor[reqCategory](): enum(requirement.Categories),
@@ -48,7 +58,7 @@ func RequirementTools(files reqstore.FS, measure func() (coverage.Report, error)
 }
 
 type reqTools struct {
-	store   *reqstore.Store
+	store   RequirementStore
 	measure func() (coverage.Report, error)
 }
 

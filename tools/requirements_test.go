@@ -37,7 +37,7 @@ func reqEnv(t *testing.T) (*workspace.Job, *Registry) {
 		t.Fatal(err)
 	}
 	all := append(WorkspaceTools(job.Files), DocumentTools(docs, tokens.Default())...)
-	reg, err := NewRegistry(append(all, RequirementTools(job, nil)...)...)
+	reg, err := NewRegistry(append(all, RequirementTools(reqstore.Open(job), nil)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

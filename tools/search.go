@@ -14,9 +14,9 @@ import (
 	"creator/workspace"
 )
 
-// Searcher searches the job's files.
+// Searcher searches the job's files; ctx bounds a search.
 type Searcher interface {
-	Search(index.Query) (index.Result, error)
+	Search(ctx context.Context, q index.Query) (index.Result, error)
 }
 
 // SearchTools returns search_files over the searcher.
@@ -71,7 +71,7 @@ func (st *searchTools) search(ctx context.Context, a searchArgs) (string, error)
 			q.Prefix = rel
 		}
 	}
-	res, err := st.s.Search(q)
+	res, err := st.s.Search(ctx, q)
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ func searchEnv(t *testing.T) *env {
 func searchEnvWith(t *testing.T, opts index.Options) (*env, *index.Index) {
 	t.Helper()
 	e := newEnv(t)
-	idx, err := index.OpenWith(e.job.Dir, e.job.FS(), opts)
+	idx, err := index.OpenWith(context.Background(), e.job.Dir, e.job.FS(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

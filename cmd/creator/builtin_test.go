@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -166,7 +167,7 @@ func TestBuiltinRFC9000(t *testing.T) {
 // needs no work on opening and finds the text of its chunk files.
 func assertIndexCurrent(t *testing.T, dir string) {
 	t.Helper()
-	x, err := index.Open(dir, os.DirFS(dir))
+	x, err := index.Open(context.Background(), dir, os.DirFS(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func assertIndexCurrent(t *testing.T, dir string) {
 			continue
 		}
 		w, rel := words[len(words)/2], "chunks/"+filepath.Base(c)
-		res, err := x.Search(index.Query{Text: w, File: rel})
+		res, err := x.Search(context.Background(), index.Query{Text: w, File: rel})
 		if err != nil || len(res.Hits) == 0 || res.Hits[0].Path != rel || !strings.Contains(res.Hits[0].Snippet, "**") {
 			t.Errorf("%q from %s not found in the index: %v, %d hits", w, rel, err, len(res.Hits))
 		}

@@ -10,6 +10,7 @@ import (
 
 	"creator/compaction"
 	"creator/internal/agent"
+	"creator/internal/job"
 	"creator/internal/jobrun"
 	"creator/internal/llm"
 	"creator/internal/offlinemodel"
@@ -101,15 +102,15 @@ func startsWith(req, prev llm.Request) bool {
 // when allTools is set.
 func runContextJob(tb testing.TB, doc string, cfg compaction.Config, allTools bool) contextFigures {
 	tb.Helper()
-	job, err := workspace.Create(filepath.Join(tb.TempDir(), "ws"), workspace.CreateOptions{
+	j, err := job.Create(filepath.Join(tb.TempDir(), "ws"), workspace.CreateOptions{
 		ID: "ctx", Inputs: []string{doc}, Instructions: templates.Instructions, Model: "builtin"})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer job.Close()
+	defer j.Close()
 	model := &recordingModel{Model: offlinemodel.New(), counter: tokens.Default()}
 	out, err := jobrun.Run(context.Background(), jobrun.Config{
-		Job: job, Model: model, ModelName: offlinemodel.Name, Priced: true,
+		Job: j, Model: model, ModelName: offlinemodel.Name, Priced: true,
 		Settings: workspace.Settings{MaxSteps: 5000, ContextWindow: cfg.ContextWindow, SummarizeAt: cfg.SummarizeAt,
 			KeepToolResults: cfg.KeepToolResults, Tokenizer: tokens.DefaultEncoding, AllTools: allTools},
 		Compaction: compaction.Config{ResultBudget: cfg.ResultBudget, ClearAt: cfg.ClearAt, RecentSteps: cfg.RecentSteps, Disabled: cfg.Disabled},
@@ -120,7 +121,7 @@ func runContextJob(tb testing.TB, doc string, cfg compaction.Config, allTools bo
 	}
 	f := model.f
 	f.stats, f.outcome = out.Context, out.Agent
-	reqs, _ := job.Names("requirements")
+	reqs, _ := j.Workspace().Names("requirements")
 	f.requirements = len(reqs)
 	return f
 }

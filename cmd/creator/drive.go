@@ -10,6 +10,7 @@ import (
 	"creator/internal/cost"
 	"creator/internal/document"
 	"creator/internal/humanize"
+	"creator/internal/job"
 	"creator/internal/jobrun"
 	"creator/internal/llm"
 	"creator/internal/progress"
@@ -55,7 +56,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	job, err := workspace.Create(root, workspace.CreateOptions{
+	job, err := job.Create(root, workspace.CreateOptions{
 		ID: o.jobID, Inputs: o.documents, Instructions: templates.Instructions,
 		Model: m.name, Settings: o.settings(m.baseURL), Version: versionString(), Now: o.now,
 	})
@@ -73,7 +74,14 @@ func runRun(ctx context.Context, o *runOptions) error {
 }
 
 func runResume(ctx context.Context, o *runOptions) error {
-	job, err := o.openJob(o.jobID)
+	if err := checkJobID(o.jobID); err != nil {
+		return err
+	}
+	root, err := o.root()
+	if err != nil {
+		return err
+	}
+	job, err := openJob(root, o.jobID)
 	if err != nil {
 		return err
 	}
@@ -95,7 +103,7 @@ func runResume(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	recs, err := transcript.Load(job)
+	recs, err := job.Transcript()
 	if err != nil {
 		return fmt.Errorf("job '%s': %w", job.ID, err)
 	}
@@ -171,7 +179,7 @@ func (o *runOptions) checkContextFlags() error {
 // and an exit code. recs is the transcript to resume from; nil starts the
 // job. extracted are the documents checked before the job was made; nil
 // when resuming.
-func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoice, recs []transcript.Record, extracted *document.Cache) error {
+func (o *runOptions) drive(ctx context.Context, job *job.Job, m modelChoice, recs []transcript.Record, extracted *document.Cache) error {
 	// A server that echoes the key, or a model that repeats it, must not
 	// get it onto the terminal (a log pasted into a bug report) or written
 	// under the job.
@@ -198,7 +206,7 @@ func (o *runOptions) drive(ctx context.Context, job *workspace.Job, m modelChoic
 
 // conclude tells how the run ended and returns the error that carries its
 // exit code.
-func (o *runOptions) conclude(job *workspace.Job, m modelChoice, out jobrun.Outcome, priced bool) error {
+func (o *runOptions) conclude(job *job.Job, m modelChoice, out jobrun.Outcome, priced bool) error {
 	t := out.Agent.Totals
 	switch {
 	case out.Status == workspace.StatusCompleted:

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"creator/internal/coverage"
 	"flag"
 	"io"
 	"os"
@@ -18,6 +17,7 @@ import (
 
 	"creator/internal/fakellm"
 	"creator/internal/index"
+	"creator/internal/job"
 	"creator/internal/tokens"
 	"creator/planner"
 	"creator/templates"
@@ -326,20 +326,21 @@ func TestInstructionsNameEveryTool(t *testing.T) {
 	root := t.TempDir()
 	doc := filepath.Join(root, "d.txt")
 	os.WriteFile(doc, []byte("x"), 0o644)
-	j, err := workspace.Create(filepath.Join(root, "ws"), workspace.CreateOptions{ID: "x", Inputs: []string{doc}, Instructions: templates.Instructions})
+	owner, err := job.Create(filepath.Join(root, "ws"), workspace.CreateOptions{ID: "x", Inputs: []string{doc}, Instructions: templates.Instructions})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer j.Close()
-	all := append(tools.WorkspaceTools(j.Files), tools.PlanningTools(planner.New(j, nil), nil, nil)...)
+	defer owner.Close()
+	j := owner.Workspace()
+	all := append(tools.WorkspaceTools(j.Files), tools.PlanningTools(owner.Plan(), nil, nil)...)
 	docs, err := tools.DocumentFilesOf(j)
 	if err != nil {
 		t.Fatal(err)
 	}
 	all = append(all, tools.DocumentTools(docs, tokens.Default())...)
-	all = append(all, tools.RequirementTools(j, nil)...)
+	all = append(all, tools.RequirementTools(owner.Requirements(), nil)...)
 	all = append(all, tools.SearchTools(j.Files, index.ScanOnly{FS: j.FS()})...)
-	all = append(all, tools.CoverageTools(coverage.New(nil), nil)...)
+	all = append(all, tools.CoverageTools(owner)...)
 	catalog, err := tools.NewCatalog(all, tools.DeferredTools())
 	if err != nil {
 		t.Fatal(err)

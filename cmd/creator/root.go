@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"creator/internal/job"
 	"creator/workspace"
 )
 
@@ -120,19 +121,41 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// openJob opens a job by id under the workspace root.
-func (g *globalOptions) openJob(id string) (*workspace.Job, error) {
+// openJob opens the job id under the workspace root, to run, resume or
+// change it.
+func openJob(root, id string) (*job.Job, error) {
+	if err := checkJobID(id); err != nil {
+		return nil, err
+	}
+	return job.Open(root, id)
+}
+
+// checkJobID refuses a missing or malformed --job.
+func checkJobID(id string) error {
 	if id == "" {
-		return nil, usageErrorf("--job is required")
+		return usageErrorf("--job is required")
 	}
 	if err := workspace.ValidateID(id); err != nil {
-		return nil, usageErrorf("%v", err)
+		return usageErrorf("%v", err)
+	}
+	return nil
+}
+
+// openJob opens a job's folder by id under the workspace root, for the
+// commands that read it until they use the job's View.
+func (g *globalOptions) openJob(id string) (*workspace.Job, error) {
+	if err := checkJobID(id); err != nil {
+		return nil, err
 	}
 	root, err := g.root()
 	if err != nil {
 		return nil, err
 	}
-	return workspace.Open(root, id)
+	j, err := openJob(root, id)
+	if err != nil {
+		return nil, err
+	}
+	return j.Workspace(), nil
 }
 
 // completeJobs makes the shell complete --job with the ids of the jobs under

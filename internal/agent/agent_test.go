@@ -18,6 +18,7 @@ import (
 	"creator/internal/donecheck"
 	"creator/internal/fakellm"
 	"creator/internal/llm"
+	"creator/internal/reqstore"
 	"creator/internal/tokens"
 	"creator/internal/transcript"
 	"creator/planner"
@@ -65,14 +66,14 @@ func (e *env) agent(t *testing.T) *agent.Agent {
 	}
 	all := append(tools.WorkspaceTools(e.job.Files), tools.PlanningTools(pl, nil, nil)...)
 	all = append(all, tools.DocumentTools(docs, tokens.Default())...)
-	reg, err := tools.NewRegistry(append(all, tools.RequirementTools(e.job, nil)...)...)
+	reg, err := tools.NewRegistry(append(all, tools.RequirementTools(reqstore.Open(e.job), nil)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &agent.Agent{
 		Model:      llm.NewClient(llm.ClientConfig{BaseURL: e.srv.URL(), Model: "fake", Sleep: func(context.Context, time.Duration) error { return nil }}),
 		Tools:      reg,
-		Completion: donecheck.Checker{Planner: pl, Files: e.job},
+		Completion: donecheck.Checker{Plan: pl.Load, Files: e.job},
 		Journal:    transcript.NewWriter(e.job),
 		System:     "You are a test agent.",
 	}

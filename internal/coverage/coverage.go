@@ -201,6 +201,19 @@ func (l *Ledger) Entry(file string) (Entry, bool) {
 	return c, true
 }
 
+// Entries returns a copy of the account of every file, by file.
+func (l *Ledger) Entries() map[string]Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[string]Entry, len(l.chunks))
+	for f, e := range l.chunks {
+		c := *e
+		c.Read = slices.Clone(e.Read)
+		out[f] = c
+	}
+	return out
+}
+
 // Cited are the chunks saved requirements cite, of the entries of
 // reqstore.List; an entry that cannot be read cites none.
 func Cited(saved []reqstore.Entry) map[string]bool {

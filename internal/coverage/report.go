@@ -10,7 +10,6 @@ import (
 	"creator/internal/document"
 	"creator/internal/humanize"
 	"creator/internal/output"
-	"creator/internal/reqstore"
 )
 
 // Report is the coverage of a job's documents. Its JSON form is the
@@ -145,20 +144,6 @@ func (l *Ledger) Measure(man document.Manifest, cited map[string]bool, documents
 	return r
 }
 
-// MeasureJob measures the coverage of a job from its files: the manifest
-// and the saved requirements.
-func (l *Ledger) MeasureJob(files reqstore.FS, documents []string) (Report, error) {
-	man, err := Manifest(files)
-	if err != nil {
-		return Report{}, err
-	}
-	cited, err := CitedChunks(files)
-	if err != nil {
-		return Report{}, err
-	}
-	return l.Measure(man, cited, documents), nil
-}
-
 // Manifest reads the chunk manifest; none yet is an empty one.
 func Manifest(files interface {
 	ReadInternal(string) ([]byte, error)
@@ -171,15 +156,6 @@ func Manifest(files interface {
 		return document.Manifest{}, err
 	}
 	return document.ParseManifest(data)
-}
-
-// CitedChunks are the chunks the saved requirements cite.
-func CitedChunks(files reqstore.FS) (map[string]bool, error) {
-	entries, err := reqstore.Open(files).List()
-	if err != nil {
-		return nil, err
-	}
-	return Cited(entries), nil
 }
 
 // Summary is the coverage as summary.md reports it.

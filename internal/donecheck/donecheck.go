@@ -20,10 +20,12 @@ type Files interface {
 	ReadInternal(rel string) ([]byte, error)
 }
 
-// Checker implements agent.Completion.
+// Checker implements agent.Completion. The plan and the coverage are the
+// job's (internal/job): its planner's Load and its Coverage.
 type Checker struct {
-	Planner *planner.Planner
-	Files   Files
+	// Plan loads the job's plan.
+	Plan  func() (planner.Plan, error)
+	Files Files
 	// Coverage measures the coverage of the documents; nil does not check
 	// it. It is measured once the plan and the output are done, since
 	// that is when it decides; MinCoverage is the share of chunks that
@@ -35,7 +37,7 @@ type Checker struct {
 // Check reports whether the job is complete and, if not, what is missing.
 func (c Checker) Check() (agent.CompletionStatus, error) {
 	var st agent.CompletionStatus
-	plan, err := c.Planner.Load()
+	plan, err := c.Plan()
 	switch {
 	case errors.Is(err, planner.ErrNoPlan):
 		st.Missing = append(st.Missing, "there is no plan yet: read instructions.md, then write a plan with write_plan")

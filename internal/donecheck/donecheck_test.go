@@ -30,7 +30,7 @@ func TestCheck(t *testing.T) {
 	t.Parallel()
 	job := newJob(t)
 	pl := planner.New(job, nil)
-	c := Checker{Planner: pl, Files: job}
+	c := Checker{Plan: pl.Load, Files: job}
 	missing := func(want ...string) {
 		t.Helper()
 		st, err := c.Check()

@@ -94,7 +94,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func BenchmarkSearchNIST80053(b *testing.B) {
 	dir, text := benchFolder(b)
 	start := time.Now()
-	x, err := Open(dir, os.DirFS(dir))
+	x, err := Open(context.Background(), dir, os.DirFS(dir))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func BenchmarkSearchNIST80053(b *testing.B) {
 		for b.Loop() {
 			for _, w := range benchWords {
 				t := time.Now()
-				res, err := x.Search(Query{Text: w})
+				res, err := x.Search(context.Background(), Query{Text: w})
 				ds = append(ds, time.Since(t))
 				if err != nil || len(res.Hits) == 0 {
 					b.Fatalf("%s: %v, %d hits", w, err, len(res.Hits))
@@ -176,7 +176,7 @@ func BenchmarkSearchNIST80053(b *testing.B) {
 // one 6 KB chunk on write.
 func BenchmarkHybridNIST80053(b *testing.B) {
 	dir, text := benchFolder(b)
-	x, err := OpenWith(dir, os.DirFS(dir), Options{Embedder: &bagEmbedder{model: "bag", dim: 384}})
+	x, err := OpenWith(context.Background(), dir, os.DirFS(dir), Options{Embedder: &bagEmbedder{model: "bag", dim: 384}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func BenchmarkHybridNIST80053(b *testing.B) {
 		for b.Loop() {
 			for _, w := range benchWords {
 				t := time.Now()
-				res, err := x.Search(Query{Text: w, Mode: ModeHybrid})
+				res, err := x.Search(context.Background(), Query{Text: w, Mode: ModeHybrid})
 				ds = append(ds, time.Since(t))
 				if err != nil || len(res.Hits) == 0 || res.Mode != ModeHybrid {
 					b.Fatalf("%s: %v, %+v", w, err, res)

@@ -7,6 +7,7 @@
 package index
 
 import (
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -100,13 +101,14 @@ type Options struct {
 
 // Open opens the index of the job folder jobDir (reading the files through
 // fsys, the folder itself), rebuilding it when it is missing, damaged or of
-// another version, and brings it up to date with the files.
-func Open(jobDir string, fsys fs.FS) (*Index, error) {
-	return OpenWith(jobDir, fsys, Options{})
+// another version, and brings it up to date with the files. Bringing it up
+// to date stops with ctx's error when ctx ends.
+func Open(ctx context.Context, jobDir string, fsys fs.FS) (*Index, error) {
+	return OpenWith(ctx, jobDir, fsys, Options{})
 }
 
 // OpenWith is Open with options.
-func OpenWith(jobDir string, fsys fs.FS, opts Options) (*Index, error) {
+func OpenWith(ctx context.Context, jobDir string, fsys fs.FS, opts Options) (*Index, error) {
 	x := &Index{fsys: fsys, dir: filepath.Join(jobDir, filepath.FromSlash(Dir)), files: map[string]fileRecord{}, dirty: map[string]bool{}, unembedded: map[string]map[string]string{}, emb: opts.Embedder}
 	reason := ""
 	bi, err := openExisting(x.dir, opts)
@@ -128,8 +130,8 @@ func OpenWith(jobDir string, fsys fs.FS, opts Options) (*Index, error) {
 		return nil, errors.New("the search index has no English analyser")
 	}
 	x.de = x.mapping.AnalyzerNamed(analyzerDE)
-	stats, err := x.sync()
-	if err != nil && reason == "" {
+	stats, err := x.sync(ctx)
+	if err != nil && reason == "" && ctx.Err() == nil {
 		// Damage that shows only when reading: start again once.
 		bi.Close()
 		if bi, err = create(x.dir, opts); err != nil {
@@ -137,7 +139,7 @@ func OpenWith(jobDir string, fsys fs.FS, opts Options) (*Index, error) {
 		}
 		x.bi, x.mapping, x.files, x.unembedded = bi, bi.Mapping(), map[string]fileRecord{}, map[string]map[string]string{}
 		reason = "the index could not be read: " + err.Error()
-		stats, err = x.sync()
+		stats, err = x.sync(ctx)
 	}
 	if err != nil {
 		bi.Close()
@@ -476,7 +478,7 @@ func parsePassageID(id string) (string, int, bool) {
 
 // sync loads the file records and indexes again every file that changed
 // since, and drops the files that are gone.
-func (x *Index) sync() (SyncStats, error) {
+func (x *Index) sync(ctx context.Context) (SyncStats, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var st SyncStats
@@ -500,6 +502,9 @@ func (x *Index) sync() (SyncStats, error) {
 	err = fs.WalkDir(x.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // an unreadable folder is left out, not fatal
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		if p == "." {
 			return nil

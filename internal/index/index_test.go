@@ -1,6 +1,8 @@
 package index
 
 import (
+	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -38,7 +41,7 @@ func write(t *testing.T, dir, rel, content string) {
 func open(t *testing.T, dir string) *Index {
 	t.Helper()
 	// Tests close often; the benchmarks keep the default.
-	x, err := OpenWith(dir, os.DirFS(dir), Options{PersistAtOnce: true})
+	x, err := OpenWith(context.Background(), dir, os.DirFS(dir), Options{PersistAtOnce: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +51,7 @@ func open(t *testing.T, dir string) *Index {
 
 func paths(t *testing.T, x *Index, q string) []string {
 	t.Helper()
-	res, err := x.Search(Query{Text: q, Limit: MaxLimit})
+	res, err := x.Search(context.Background(), Query{Text: q, Limit: MaxLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +196,7 @@ func TestFailedUpdatesAreRetriedBeforeSearch(t *testing.T) {
 	t.Parallel()
 	dir := folder(t)
 	fsys := &failingFS{FS: os.DirFS(dir), fail: map[string]bool{}}
-	x, err := OpenWith(dir, fsys, Options{PersistAtOnce: true})
+	x, err := OpenWith(context.Background(), dir, fsys, Options{PersistAtOnce: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +255,7 @@ func TestPassagesAndHitLines(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "chunks/long.md", b.String())
 	x := open(t, dir)
-	res, err := x.Search(Query{Text: "cryptographic"})
+	res, err := x.Search(context.Background(), Query{Text: "cryptographic"})
 	if err != nil || len(res.Hits) != 1 {
 		t.Fatalf("%v %+v", err, res)
 	}
@@ -300,5 +303,47 @@ func TestRecordRoundTrip(t *testing.T) {
 		if r, ok := decodeRecord([]byte(bad)); ok {
 			t.Errorf("%q decoded as %+v", bad, r)
 		}
+	}
+}
+
+// A search ends with its context: a regular expression is not matched in
+// further files once the caller gave up.
+func TestSearchEndsWithItsContext(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{"notes/a.md": {Data: []byte("retention\n")}, "notes/b.md": {Data: []byte("retention\n")}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Scan(ctx, fsys, Query{Text: "retention", Regex: true}); !errors.Is(err, context.Canceled) {
+		t.Errorf("scan with a cancelled context: %v", err)
+	}
+	if _, err := (ScanOnly{FS: fsys}).Search(ctx, Query{Text: "retention", Regex: true}); !errors.Is(err, context.Canceled) {
+		t.Errorf("ScanOnly search with a cancelled context: %v", err)
+	}
+	res, err := Scan(context.Background(), fsys, Query{Text: "retention", Regex: true})
+	if err != nil || res.Total != 2 {
+		t.Errorf("scan: %+v, %v", res, err)
+	}
+}
+
+// Opening ends with its context, and an index whose update was cut off so
+// is kept, not taken for damaged and rebuilt.
+func TestOpenEndsWithItsContext(t *testing.T) {
+	t.Parallel()
+	dir := folder(t)
+	if err := open(t, dir).Close(); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "notes/new.md", "Backups are encrypted.\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if x, err := OpenWith(ctx, dir, os.DirFS(dir), Options{PersistAtOnce: true}); !errors.Is(err, context.Canceled) {
+		if x != nil {
+			x.Close()
+		}
+		t.Fatalf("open with a cancelled context: %v", err)
+	}
+	y := open(t, dir)
+	if st := y.Stats(); st.Rebuilt || st.Indexed != 1 || st.Files != 3 {
+		t.Fatalf("open after the cancelled one: %+v", st)
 	}
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -71,8 +72,9 @@ type Result struct {
 // ErrEmptyQuery means there is nothing to search for.
 var ErrEmptyQuery = errors.New("the query is empty: give words, \"a quoted phrase\", or a regular expression with regex: true")
 
-// Search runs a query.
-func (x *Index) Search(q Query) (Result, error) {
+// Search runs a query; ctx bounds it (the embedding calls of a semantic
+// search, the files a regular expression is matched in).
+func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return Result{}, ErrEmptyQuery
 	}
@@ -81,7 +83,7 @@ func (x *Index) Search(q Query) (Result, error) {
 	}
 	q.Limit = min(q.Limit, MaxLimit)
 	if q.Regex {
-		return Scan(x.fsys, q)
+		return Scan(ctx, x.fsys, q)
 	}
 	switch q.Mode {
 	case "":
@@ -101,7 +103,7 @@ func (x *Index) Search(q Query) (Result, error) {
 		res.Note = q.Mode + " search needs an embedding model (--embed-model), which this job has not; these are keyword hits"
 		return res, err
 	}
-	return x.semantic(q)
+	return x.semantic(ctx, q)
 }
 
 // terms is what a query looks for, as each analyser sees it.
@@ -328,8 +330,9 @@ func snippet(line string, spans [][2]int) string {
 }
 
 // Scan is the regular-expression search, which needs no index: every
-// indexable file under the path, line by line, in path order.
-func Scan(fsys fs.FS, q Query) (Result, error) {
+// indexable file under the path, line by line, in path order. It stops
+// with ctx's error when ctx ends.
+func Scan(ctx context.Context, fsys fs.FS, q Query) (Result, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return Result{}, ErrEmptyQuery
 	}
@@ -374,6 +377,9 @@ func Scan(fsys fs.FS, q Query) (Result, error) {
 	}
 	sort.Strings(names)
 	for _, p := range names {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
 		fi, err := fs.Stat(fsys, p)
 		if err != nil {
 			continue
@@ -420,9 +426,9 @@ type ScanOnly struct {
 
 // Search runs a regular-expression query; a ranked one is an error that
 // says why and what to do instead.
-func (s ScanOnly) Search(q Query) (Result, error) {
+func (s ScanOnly) Search(ctx context.Context, q Query) (Result, error) {
 	if q.Regex {
-		return Scan(s.FS, q)
+		return Scan(ctx, s.FS, q)
 	}
 	return Result{}, fmt.Errorf("ranked search is unavailable (%v); search with regex: true instead", s.Reason)
 }

@@ -25,8 +25,8 @@ const (
 
 // semantic ranks passages by meaning, alone or fused with BM25. When the
 // embedding server fails, it falls back to keywords and says so.
-func (x *Index) semantic(q Query) (Result, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), embedTimeout)
+func (x *Index) semantic(ctx context.Context, q Query) (Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, embedTimeout)
 	defer cancel()
 	qv, err := x.queryVector(ctx, q.Text)
 	if err != nil {

@@ -57,7 +57,7 @@ func (e *bagEmbedder) count() int {
 
 func openEmbedded(t *testing.T, dir string, e Embedder) *Index {
 	t.Helper()
-	x, err := OpenWith(dir, os.DirFS(dir), Options{PersistAtOnce: true, Embedder: e})
+	x, err := OpenWith(context.Background(), dir, os.DirFS(dir), Options{PersistAtOnce: true, Embedder: e})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestSemanticModes(t *testing.T) {
 	e := &bagEmbedder{model: "bag"}
 	x := openEmbedded(t, semanticFolder(t), e)
 	for _, mode := range []string{"", ModeSemantic, ModeHybrid, ModeKeyword} {
-		res, err := x.Search(Query{Text: "encrypts nightly backup", Mode: mode})
+		res, err := x.Search(context.Background(), Query{Text: "encrypts nightly backup", Mode: mode})
 		if err != nil {
 			t.Fatalf("%q: %v", mode, err)
 		}
@@ -90,11 +90,11 @@ func TestSemanticModes(t *testing.T) {
 			t.Errorf("%q: mode %q, note %q, hits %+v", mode, res.Mode, res.Note, res.Hits)
 		}
 	}
-	res, err := x.Search(Query{Text: "backup", Mode: ModeSemantic, Prefix: "notes/"})
+	res, err := x.Search(context.Background(), Query{Text: "backup", Mode: ModeSemantic, Prefix: "notes/"})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Path != "notes/c.md" {
 		t.Errorf("within notes/: %+v, %v", res, err)
 	}
-	if _, err := x.Search(Query{Text: "backup", Mode: "fuzzy"}); err == nil {
+	if _, err := x.Search(context.Background(), Query{Text: "backup", Mode: "fuzzy"}); err == nil {
 		t.Error("an unknown mode is accepted")
 	}
 }
@@ -104,7 +104,7 @@ func TestSemanticVectorsAreKept(t *testing.T) {
 	dir := semanticFolder(t)
 	e := &bagEmbedder{model: "bag"}
 	x := openEmbedded(t, dir, e)
-	if _, err := x.Search(Query{Text: "backup"}); err != nil {
+	if _, err := x.Search(context.Background(), Query{Text: "backup"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.count(); got != 4 { // three passages and the query
@@ -114,7 +114,7 @@ func TestSemanticVectorsAreKept(t *testing.T) {
 	x.FileChanged("chunks/d.md")
 	write(t, dir, "chunks/b.md", "Audit records are kept for twelve years.\n")
 	x.FileChanged("chunks/b.md")
-	if _, err := x.Search(Query{Text: "backup"}); err != nil {
+	if _, err := x.Search(context.Background(), Query{Text: "backup"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.count(); got != 6 { // b.md's new text and the query
@@ -123,7 +123,7 @@ func TestSemanticVectorsAreKept(t *testing.T) {
 	x.Close()
 
 	x = openEmbedded(t, dir, e)
-	res, err := x.Search(Query{Text: "twelve years", Mode: ModeSemantic})
+	res, err := x.Search(context.Background(), Query{Text: "twelve years", Mode: ModeSemantic})
 	if err != nil || len(res.Hits) == 0 || res.Hits[0].Path != "chunks/b.md" {
 		t.Fatalf("after reopening: %+v, %v", res, err)
 	}
@@ -134,7 +134,7 @@ func TestSemanticVectorsAreKept(t *testing.T) {
 
 	other := &bagEmbedder{model: "other"}
 	x = openEmbedded(t, dir, other)
-	if _, err := x.Search(Query{Text: "backup"}); err != nil {
+	if _, err := x.Search(context.Background(), Query{Text: "backup"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := other.count(); got != 4 { // a.md and d.md share a text
@@ -146,19 +146,19 @@ func TestSemanticFallsBackToKeywords(t *testing.T) {
 	t.Parallel()
 	e := &bagEmbedder{model: "bag", fail: errors.New("connection refused")}
 	x := openEmbedded(t, semanticFolder(t), e)
-	res, err := x.Search(Query{Text: "backup", Mode: ModeSemantic})
+	res, err := x.Search(context.Background(), Query{Text: "backup", Mode: ModeSemantic})
 	if err != nil || res.Mode != ModeKeyword || !strings.Contains(res.Note, "connection refused") || len(res.Hits) != 2 {
 		t.Fatalf("failing server: %+v, %v", res, err)
 	}
 	e.mu.Lock()
 	e.fail = nil
 	e.mu.Unlock()
-	if res, err := x.Search(Query{Text: "backup"}); err != nil || res.Mode != ModeHybrid || res.Note != "" {
+	if res, err := x.Search(context.Background(), Query{Text: "backup"}); err != nil || res.Mode != ModeHybrid || res.Note != "" {
 		t.Errorf("server back: %+v, %v", res, err)
 	}
 
 	plain := open(t, semanticFolder(t))
-	res, err = plain.Search(Query{Text: "backup", Mode: ModeSemantic})
+	res, err = plain.Search(context.Background(), Query{Text: "backup", Mode: ModeSemantic})
 	if err != nil || res.Mode != ModeKeyword || !strings.Contains(res.Note, "needs an embedding model") || len(res.Hits) != 2 {
 		t.Errorf("without an embedder: %+v, %v", res, err)
 	}
@@ -177,7 +177,7 @@ func TestSemanticUpgradesRecordsWithoutHashes(t *testing.T) {
 	x.Close()
 
 	x = openEmbedded(t, dir, &bagEmbedder{model: "bag"})
-	res, err := x.Search(Query{Text: "ten years", Mode: ModeSemantic})
+	res, err := x.Search(context.Background(), Query{Text: "ten years", Mode: ModeSemantic})
 	if err != nil || len(res.Hits) == 0 || res.Hits[0].Path != "chunks/b.md" {
 		t.Errorf("records without hashes: %+v, %v", res, err)
 	}
@@ -208,7 +208,7 @@ func TestSemanticReadsAFileOnce(t *testing.T) {
 	dir := semanticFolder(t)
 	openCounted := func(e Embedder) (*Index, *countingFS) {
 		fsys := &countingFS{StatFS: os.DirFS(dir).(fs.StatFS), opens: map[string]int{}}
-		x, err := OpenWith(dir, fsys, Options{PersistAtOnce: true, Embedder: e})
+		x, err := OpenWith(context.Background(), dir, fsys, Options{PersistAtOnce: true, Embedder: e})
 		if err != nil {
 			t.Fatal(err)
 		}

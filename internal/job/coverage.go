@@ -15,8 +15,23 @@ import (
 // what the agent read and declared empty, the chunk manifest, and the
 // chunks the saved requirements cite.
 
-// ErrNoChunk is a chunk that does not exist.
+// ErrNoChunk is a chunk that does not exist; DeclareEmpty's error for one
+// is errors.Is ErrNoChunk and says which chunks there are.
 var ErrNoChunk = errors.New("no such chunk")
+
+// refusal is an error of a kind (ErrNoChunk, ErrNotRead) with the whole
+// message the agent reads.
+type refusal struct {
+	kind error
+	msg  string
+}
+
+func (e refusal) Error() string        { return e.msg }
+func (e refusal) Is(target error) bool { return target == e.kind }
+
+// ErrNotRead is declaring empty a chunk not read in full; DeclareEmpty's
+// error for one says which lines are unread.
+var ErrNotRead = coverage.ErrNotRead
 
 // Coverage measures how far the job's documents are covered, from its
 // files.
@@ -37,9 +52,34 @@ func (j *Job) coverageWith(documents []string, cited map[string]bool) (coverage.
 	if err != nil {
 		return coverage.Report{}, err
 	}
+	return j.MeasureWith(man, cited, documents), nil
+}
+
+// MeasureWith measures the ledger against a manifest, the chunks cited
+// and the documents as the caller last read them: the figures a progress
+// display keeps up between calls without reading the folder. Coverage is
+// the measure that decides.
+func (j *Job) MeasureWith(man document.Manifest, cited map[string]bool, documents []string) coverage.Report {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.ledger.Measure(man, cited, documents), nil
+	return j.ledger.Measure(man, cited, documents)
+}
+
+// Cited are the chunks the saved requirements cite.
+func (j *Job) Cited() (map[string]bool, error) {
+	saved, err := j.reqs.List()
+	if err != nil {
+		return nil, err
+	}
+	return coverage.Cited(saved), nil
+}
+
+// Ledger is a copy of the coverage ledger's account of each chunk file,
+// by file (chunks/chunk_003.md).
+func (j *Job) Ledger() map[string]coverage.Entry {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.ledger.Entries()
 }
 
 // Manifest reads the chunk manifest; none yet is an empty one.
@@ -51,9 +91,9 @@ func (j *Job) Manifest() (document.Manifest, error) { return coverage.Manifest(j
 // the conversation it resumes (none for a new job).
 func (j *Job) RebuildCoverage(msgs []llm.Message) error {
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	j.ledger = coverage.New(j.ws.Internal)
 	replay(j.ledger, msgs)
-	j.mu.Unlock()
 	return j.ledger.Save()
 }
 
@@ -61,9 +101,8 @@ func (j *Job) RebuildCoverage(msgs []llm.Message) error {
 // lines it has now been read to. It reports whether the ledger changed.
 func (j *Job) NoteRead(lines tools.FileLines) (bool, error) {
 	j.mu.Lock()
-	changed := noteRead(j.ledger, lines)
-	j.mu.Unlock()
-	if !changed {
+	defer j.mu.Unlock()
+	if !noteRead(j.ledger, lines) {
 		return false, nil
 	}
 	return true, j.ledger.Save()
@@ -80,16 +119,16 @@ func (j *Job) DeclareEmpty(chunk, reason string) (tools.DeclaredEmpty, error) {
 	mc, ok := man.Lookup(chunk)
 	if !ok {
 		if len(man.Chunks) == 0 {
-			return tools.DeclaredEmpty{}, fmt.Errorf("%w: chunk %q does not exist: there are no chunks yet; split the document with chunk_document first", ErrNoChunk, chunk)
+			return tools.DeclaredEmpty{}, refusal{ErrNoChunk, fmt.Sprintf("chunk %q does not exist: there are no chunks yet; split the document with chunk_document first", chunk)}
 		}
-		return tools.DeclaredEmpty{}, fmt.Errorf("%w: chunk %q does not exist; the chunks are %s to %s", ErrNoChunk, chunk, man.Chunks[0].ID, man.Chunks[len(man.Chunks)-1].ID)
+		return tools.DeclaredEmpty{}, refusal{ErrNoChunk, fmt.Sprintf("chunk %q does not exist; the chunks are %s to %s", chunk, man.Chunks[0].ID, man.Chunks[len(man.Chunks)-1].ID)}
 	}
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	err = j.ledger.Declare(mc.File, reason)
-	e, _ := j.ledger.Entry(mc.File)
-	j.mu.Unlock()
 	if errors.Is(err, coverage.ErrNotRead) {
-		return tools.DeclaredEmpty{}, fmt.Errorf("%s is not read in full yet (%s): read it with read_file(path=%q) first, then declare it empty if it holds no requirement", mc.ID, e.Unread(), mc.File)
+		e, _ := j.ledger.Entry(mc.File)
+		return tools.DeclaredEmpty{}, refusal{ErrNotRead, fmt.Sprintf("%s is not read in full yet (%s): read it with read_file(path=%q) first, then declare it empty if it holds no requirement", mc.ID, e.Unread(), mc.File)}
 	} else if err != nil {
 		return tools.DeclaredEmpty{}, err
 	}

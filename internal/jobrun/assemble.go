@@ -9,6 +9,7 @@ import (
 	"creator/internal/coverage"
 	"creator/internal/donecheck"
 	"creator/internal/index"
+	"creator/internal/job"
 	"creator/internal/llm"
 	"creator/internal/tokens"
 	"creator/internal/transcript"
@@ -22,7 +23,6 @@ import (
 // the transcript and context management, around the model.
 func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info workspace.Info) error {
 	cfg := r.cfg
-	journal := transcript.NewWriter(r.job)
 	cov, err := openCoverage(r.job, cfg.Transcript, info.InputNames(), r.report)
 	if err != nil {
 		return err
@@ -30,8 +30,8 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	r.coverage = cov
 	a := &agent.Agent{
 		Model:      cfg.Model,
-		Completion: donecheck.Checker{Planner: r.planner, Files: r.job, Coverage: cov.measure, MinCoverage: cfg.minCoverage()},
-		Journal:    journal,
+		Completion: donecheck.Checker{Plan: r.planner.Load, Files: r.ws, Coverage: cov.measure, MinCoverage: cfg.minCoverage()},
+		Journal:    r.job,
 		System:     templates.SystemPrompt,
 		Limits:     cfg.limits(),
 	}
@@ -48,19 +48,20 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 		}
 		return st
 	}
-	docs := tools.DocumentFiles{Files: r.job.Files, Own: r.job.Internal, Inputs: info.Inputs, Extracted: cfg.Extracted}
-	all := append(tools.WorkspaceTools(r.job.Files), tools.PlanningTools(r.planner, stats, nil)...)
+	docs := tools.DocumentFiles{Files: r.ws.Files, Own: r.ws.Internal, Inputs: info.Inputs, Extracted: cfg.Extracted}
+	all := append(tools.WorkspaceTools(r.job.Files()), tools.PlanningTools(r.planner, stats, nil)...)
 	all = append(all, tools.DocumentTools(docs, counter)...)
-	all = append(all, tools.RequirementTools(r.job, cov.measure)...)
-	all = append(all, tools.CoverageTools(cov.ledger, cov.manifestOf)...)
-	all = append(all, tools.SearchTools(r.job.Files, searcher)...)
+	all = append(all, tools.RequirementTools(r.job.Requirements(), cov.measure)...)
+	all = append(all, tools.CoverageTools(r.job)...)
+	all = append(all, tools.SearchTools(r.job.Files(), searcher)...)
 	toolset, err := toolsOf(all, cfg)
 	if err != nil {
 		return err
 	}
 	a.Tools = toolset
 	usage := &usageRecorder{job: r.job, priced: cfg.Priced, compactions: info.Usage.Compactions, model: cfg.Model}
-	cm := compaction.New(cfg.contextConfig(), cfg.Model, counter, r.job, journal, compaction.WorkspaceBrief(r.job), a.System, toolset.Definitions())
+	cm := compaction.New(compaction.Options{Config: cfg.contextConfig(), Model: cfg.Model, Counter: counter, Files: r.ws, Journal: r.job,
+		Brief: compaction.WorkspaceBrief(r.ws, r.planner.Load), System: a.System, Tools: toolset.Definitions()})
 	cm.FollowTools(toolset.Definitions)
 	cm.OnCompaction = func(e compaction.Event) {
 		usage.compacted()
@@ -107,7 +108,7 @@ func (obs observers) ToolCalled(c agent.ToolCall) {
 // usageRecorder keeps the usage in job.json current after every model
 // call, so that `creator status` shows a running job's figures.
 type usageRecorder struct {
-	job    *workspace.Job
+	job    *job.Job
 	priced bool
 	// model, when it adapts to its server, has its choice of sending
 	// reasoning recorded, so a resume keeps it.

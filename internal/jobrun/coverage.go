@@ -6,22 +6,23 @@ import (
 	"creator/internal/agent"
 	"creator/internal/coverage"
 	"creator/internal/document"
+	"creator/internal/job"
 	"creator/internal/transcript"
 	"creator/tools"
-	"creator/workspace"
 )
 
 // DefaultMinCoverage is the share of chunks that must be covered before a
 // job can complete when none is given: all of them.
 const DefaultMinCoverage = 1.0
 
-// coverageWatch keeps the job's coverage ledger current with what the
-// agent reads, and tells the reporter how far the coverage has come. The
-// figures it reports are kept up as the calls go; the completion check
-// and finalize_output measure from the files.
+// coverageWatch notes in the job's coverage ledger what the agent reads,
+// and tells the reporter how far the coverage has come. The figures it
+// reports are the job's ledger measured against the manifest and the
+// citations as the calls went, kept up without reading the folder; the
+// completion check and finalize_output measure from the files
+// (job.Coverage).
 type coverageWatch struct {
-	ledger    *coverage.Ledger
-	job       *workspace.Job
+	job       *job.Job
 	documents []string
 	report    Reporter
 
@@ -30,21 +31,19 @@ type coverageWatch struct {
 	cited    map[string]bool
 }
 
-// openCoverage rebuilds the ledger from the transcript — what the agent
-// read and declared is there even when a kill came before the ledger was
-// written — and keeps it in .agent/coverage.json.
-func openCoverage(job *workspace.Job, recs []transcript.Record, documents []string, report Reporter) (*coverageWatch, error) {
-	ledger := coverage.New(job.Internal)
-	tools.ReplayCoverage(ledger, transcript.Messages(recs))
-	if err := ledger.Save(); err != nil {
+// openCoverage rebuilds the job's ledger from the transcript — what the
+// agent read and declared is there even when a kill came before the
+// ledger was written.
+func openCoverage(j *job.Job, recs []transcript.Record, documents []string, report Reporter) (*coverageWatch, error) {
+	if err := j.RebuildCoverage(transcript.Messages(recs)); err != nil {
 		return nil, err
 	}
-	w := &coverageWatch{ledger: ledger, job: job, documents: documents, report: report}
+	w := &coverageWatch{job: j, documents: documents, report: report}
 	var err error
-	if w.manifest, err = coverage.Manifest(job.Internal); err != nil {
+	if w.manifest, err = j.Manifest(); err != nil {
 		return nil, err
 	}
-	if w.cited, err = coverage.CitedChunks(job); err != nil {
+	if w.cited, err = j.Cited(); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -52,12 +51,7 @@ func openCoverage(job *workspace.Job, recs []transcript.Record, documents []stri
 
 // measure measures the coverage from the job's files.
 func (w *coverageWatch) measure() (coverage.Report, error) {
-	return w.ledger.MeasureJob(w.job, w.documents)
-}
-
-// manifestOf reads the chunk manifest.
-func (w *coverageWatch) manifestOf() (document.Manifest, error) {
-	return coverage.Manifest(w.job.Internal)
+	return w.job.Coverage()
 }
 
 func (w *coverageWatch) ModelCalled(agent.ModelCall) {}
@@ -72,11 +66,9 @@ func (w *coverageWatch) ToolCalled(c agent.ToolCall) {
 	changed := true
 	switch d := c.Data.(type) {
 	case tools.FileLines:
-		if changed = tools.NoteRead(w.ledger, d); changed {
-			_ = w.ledger.Save()
-		}
+		changed, _ = w.job.NoteRead(d)
 	case tools.Chunked:
-		if m, err := w.manifestOf(); err == nil {
+		if m, err := w.job.Manifest(); err == nil {
 			w.manifest = m
 		}
 	case tools.SavedRequirement:
@@ -89,7 +81,7 @@ func (w *coverageWatch) ToolCalled(c agent.ToolCall) {
 	}
 	var r coverage.Report
 	if changed {
-		r = w.ledger.Measure(w.manifest, w.cited, w.documents)
+		r = w.job.MeasureWith(w.manifest, w.cited, w.documents)
 	}
 	w.mu.Unlock()
 	if changed {
@@ -100,7 +92,7 @@ func (w *coverageWatch) ToolCalled(c agent.ToolCall) {
 // started reports the coverage the run starts with.
 func (w *coverageWatch) started() {
 	w.mu.Lock()
-	r := w.ledger.Measure(w.manifest, w.cited, w.documents)
+	r := w.job.MeasureWith(w.manifest, w.cited, w.documents)
 	w.mu.Unlock()
 	w.report.CoverageChanged(r)
 }

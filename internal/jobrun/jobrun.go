@@ -20,9 +20,9 @@ import (
 	"creator/internal/document"
 	"creator/internal/humanize"
 	"creator/internal/index"
+	"creator/internal/job"
 	"creator/internal/llm"
 	"creator/internal/output"
-	"creator/internal/reqstore"
 	"creator/internal/telemetry"
 	"creator/internal/tokens"
 	"creator/internal/transcript"
@@ -34,7 +34,7 @@ import (
 // Config is one run of a job.
 type Config struct {
 	// Job is the open job; the caller holds its lock.
-	Job *workspace.Job
+	Job *job.Job
 	// Model answers the agent; ModelName is recorded in job.json.
 	Model     llm.Model
 	ModelName string
@@ -104,7 +104,10 @@ func (c Config) minCoverage() float64 {
 
 // Start is what a reporter learns when the agent starts.
 type Start struct {
+	// Job is the job's folder; View the job as readers see it, for a
+	// reporter that reads its plan or requirements (the run closes it).
 	Job       *workspace.Job
+	View      *job.View
 	Resumed   bool
 	Model     string
 	Info      workspace.Info
@@ -169,7 +172,8 @@ func (o Outcome) OutputWritten() bool {
 // run is one Run call's parts.
 type run struct {
 	cfg      Config
-	job      *workspace.Job
+	job      *job.Job
+	ws       *workspace.Job // the job's raw files: the index, extraction, saved results
 	report   Reporter
 	now      func() time.Time
 	planner  *planner.Planner
@@ -185,7 +189,7 @@ type run struct {
 // is for failures of the program (a file that cannot be written), not for
 // a job that stopped.
 func Run(ctx context.Context, cfg Config) (Outcome, error) {
-	r := &run{cfg: cfg, job: cfg.Job, report: cfg.Reporter, now: cfg.Now, resuming: cfg.Transcript != nil}
+	r := &run{cfg: cfg, job: cfg.Job, ws: cfg.Job.Workspace(), report: cfg.Reporter, now: cfg.Now, resuming: cfg.Transcript != nil}
 	if r.report == nil {
 		r.report = Silent{}
 	}
@@ -197,7 +201,7 @@ func Run(ctx context.Context, cfg Config) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	events, err := r.job.OpenLog(telemetry.File)
+	events, err := r.job.OpenEvents()
 	if err != nil {
 		return Outcome{}, fmt.Errorf("cannot open the job's events file: %w", err)
 	}
@@ -210,9 +214,9 @@ func Run(ctx context.Context, cfg Config) (Outcome, error) {
 		return Outcome{}, err
 	}
 	r.events = telemetry.New(events, counter, r.now, cfg.Priced)
-	r.planner = planner.New(r.job, nil)
+	r.planner = r.job.Plan()
 	r.planner.OnChange = r.planChanged
-	searcher, closeIndex := r.openIndex()
+	searcher, closeIndex := r.openIndex(ctx)
 	defer closeIndex()
 	if err := r.assemble(counter, searcher, info); err != nil {
 		return Outcome{}, err
@@ -237,16 +241,16 @@ func (r *run) planChanged(e planner.Event) {
 // openIndex opens the job's search index, brought up to date with its
 // files and kept so by the job's change watcher. Without it, search_files
 // still scans with regular expressions.
-func (r *run) openIndex() (tools.Searcher, func()) {
-	idx, err := index.OpenWith(r.job.Dir, r.job.FS(), index.Options{Embedder: r.cfg.Embedder})
+func (r *run) openIndex(ctx context.Context) (tools.Searcher, func()) {
+	idx, err := index.OpenWith(ctx, r.ws.Dir, r.ws.FS(), index.Options{Embedder: r.cfg.Embedder})
 	if err != nil {
 		r.report.IndexOpened(index.SyncStats{}, err)
-		return index.ScanOnly{FS: r.job.FS(), Reason: err}, func() {}
+		return index.ScanOnly{FS: r.ws.FS(), Reason: err}, func() {}
 	}
 	r.report.IndexOpened(idx.Stats(), nil)
-	r.job.Watch(idx)
+	r.ws.Watch(idx)
 	return idx, func() {
-		r.job.Watch(nil)
+		r.ws.Watch(nil)
 		_ = idx.Close()
 	}
 }
@@ -268,7 +272,7 @@ func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
 	_ = r.planner.Log(fmt.Sprintf("job %s with model %s", verb, cfg.ModelName))
 	conv, startTotals := agent.Rebuild(cfg.Transcript)
 	r.events.JobStarted(cfg.ModelName, r.resuming, startTotals.Steps, cfg.Settings)
-	r.report.Started(Start{Job: r.job, Resumed: r.resuming, Model: cfg.ModelName, Info: info, Totals: startTotals,
+	r.report.Started(Start{Job: r.ws, View: r.job.View(), Resumed: r.resuming, Model: cfg.ModelName, Info: info, Totals: startTotals,
 		Context: r.context.Config(), Priced: cfg.Priced, Price: cfg.Price, Tokenizer: cfg.tokenizer()})
 	r.coverage.started()
 
@@ -336,7 +340,7 @@ func (r *run) conclude(out agent.Outcome) Outcome {
 			note = fmt.Sprintf("Partial result: the job stopped before completion (%s); coverage: %s. Continue it with `%s`.", out.Reason, m, o.Resume)
 			cov = m.Summary()
 		}
-		res, err := reqstore.Open(r.job).Finalize(note, cov)
+		res, err := r.job.Requirements().Finalize(note, cov)
 		if err != nil {
 			o.PartialErr = err
 		} else {
@@ -411,7 +415,7 @@ func usageOf(t agent.Totals, priced bool, compactions int) workspace.Usage {
 func (r *run) noteError(out agent.Outcome) {
 	entry := fmt.Sprintf("\n## %s — the job stopped\n\n%s.\n\nFix the cause if it is outside the job, then continue with `creator resume --job %s`.\n",
 		r.now().UTC().Format(time.RFC3339), strings.TrimSuffix(out.Reason, "."), r.job.ID)
-	_ = r.job.AppendInternal("notes/errors.md", []byte(entry))
+	_ = r.job.AppendNote("notes/errors.md", entry)
 }
 
 // CheckDocuments reads each document as the agent's extraction will, so

@@ -2,7 +2,6 @@ package jobrun_test
 
 import (
 	"context"
-	"creator/internal/coverage"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,12 +11,12 @@ import (
 	"testing"
 
 	"creator/internal/agent"
+	"creator/internal/coverage"
 	"creator/internal/document"
+	"creator/internal/job"
 	"creator/internal/jobrun"
-	"creator/internal/jobview"
 	"creator/internal/offlinemodel"
 	"creator/internal/telemetry"
-	"creator/internal/transcript"
 	"creator/planner"
 	"creator/templates"
 	"creator/workspace"
@@ -37,7 +36,7 @@ Staff must not delete records before the end of the retention period.
 `
 
 // newJob creates a job for a small policy document.
-func newJob(t *testing.T) *workspace.Job {
+func newJob(t *testing.T) *job.Job {
 	t.Helper()
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "policy.txt")
@@ -49,18 +48,18 @@ func newJob(t *testing.T) *workspace.Job {
 
 // lockedJob makes job id on doc in the workspace root, locked as a run
 // locks it and closed when t ends.
-func lockedJob(t *testing.T, root, id, doc string) *workspace.Job {
+func lockedJob(t *testing.T, root, id, doc string) *job.Job {
 	t.Helper()
-	job, err := workspace.Create(root, workspace.CreateOptions{
+	j, err := job.Create(root, workspace.CreateOptions{
 		ID: id, Inputs: []string{doc}, Instructions: templates.Instructions, Model: offlinemodel.Name})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { job.Close() })
-	if err := job.Lock(); err != nil {
+	t.Cleanup(func() { j.Close() })
+	if err := j.Lock(); err != nil {
 		t.Fatal(err)
 	}
-	return job
+	return j
 }
 
 // recorder is a reporter that remembers what it was told.
@@ -102,30 +101,26 @@ func (r *recorder) PlanChanged(e planner.Event) {
 }
 func (r *recorder) Stop() { r.mu.Lock(); r.stopped++; r.mu.Unlock() }
 
-func config(job *workspace.Job, rep jobrun.Reporter, maxSteps int) jobrun.Config {
+func config(job *job.Job, rep jobrun.Reporter, maxSteps int) jobrun.Config {
 	return jobrun.Config{Job: job, Model: offlinemodel.New(), ModelName: offlinemodel.Name, Priced: true,
 		Settings: workspace.Settings{MaxSteps: maxSteps, Tokenizer: "o200k_base"}, Reporter: rep}
 }
 
 // measure is the coverage of a job as status measures it, from a ledger
 // that must be there.
-func measure(t *testing.T, job *workspace.Job) coverage.Report {
+func measure(t *testing.T, job *job.Job) coverage.Report {
 	t.Helper()
-	if _, ok := coverage.Load(job.Internal); !ok {
+	if _, ok := coverage.Load(job.Workspace().Internal); !ok {
 		t.Fatal("no coverage ledger")
 	}
-	info, err := job.Info()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := jobview.CoverageOf(job, info)
+	r, err := job.View().Coverage()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-func events(t *testing.T, job *workspace.Job) []telemetry.Event {
+func events(t *testing.T, job *job.Job) []telemetry.Event {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(job.Dir, filepath.FromSlash(telemetry.File)))
 	if err != nil {
@@ -164,6 +159,11 @@ func TestRunCompletesAndRecords(t *testing.T) {
 		t.Fatalf("reporter heard %d starts, %d model calls of %d steps, %d plan changes, %d stops",
 			len(rep.started), rep.models, out.Agent.Totals.Steps, len(rep.plan), rep.stopped)
 	}
+	if v := rep.started[0].View; v == nil || v.ID != job.ID {
+		t.Errorf("the reporter got no view of the job: %+v", rep.started[0])
+	} else if saved, err := v.Saved(); err != nil || len(saved) == 0 {
+		t.Errorf("the view lists %d saved requirements, %v", len(saved), err)
+	}
 	ev := events(t, job)
 	first, last := ev[0], ev[len(ev)-1]
 	if first.Type != telemetry.TypeJobStarted || last.Type != telemetry.TypeJobFinished || last.Status != "completed" || last.ExitCode == nil || *last.ExitCode != 0 {
@@ -200,12 +200,12 @@ func TestRunStopsAtABudgetAndResumes(t *testing.T) {
 	if err := os.Remove(filepath.Join(job.Dir, coverage.File)); err != nil {
 		t.Fatal(err)
 	}
-	if info, err := job.Info(); err != nil {
+	if _, err := job.Info(); err != nil {
 		t.Fatal(err)
-	} else if got, err := jobview.CoverageOf(job, info); err != nil || !reflect.DeepEqual(got, stopped) || stopped.Read == 0 {
+	} else if got, err := job.View().Coverage(); err != nil || !reflect.DeepEqual(got, stopped) || stopped.Read == 0 {
 		t.Fatalf("coverage without the ledger %+v, %v; with it %+v", got, err, stopped)
 	}
-	recs, err := transcript.Load(job)
+	recs, err := job.Transcript()
 	if err != nil || recs == nil {
 		t.Fatalf("transcript: %v", err)
 	}

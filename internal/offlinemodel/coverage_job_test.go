@@ -11,6 +11,7 @@ import (
 
 	"creator/compaction"
 	"creator/internal/coverage"
+	"creator/internal/job"
 	"creator/internal/jobrun"
 	"creator/internal/llm"
 	"creator/internal/offlinemodel"
@@ -58,26 +59,25 @@ func runHandbook(t *testing.T, model llm.Model, cm compaction.Config) (coverage.
 	if err := os.WriteFile(doc, []byte(handbook()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	job, err := workspace.Create(filepath.Join(dir, "ws"), workspace.CreateOptions{
+	j, err := job.Create(filepath.Join(dir, "ws"), workspace.CreateOptions{
 		ID: "h", Inputs: []string{doc}, Instructions: templates.Instructions, Model: offlinemodel.Name})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer job.Close()
-	if err := job.Lock(); err != nil {
+	defer j.Close()
+	if err := j.Lock(); err != nil {
 		t.Fatal(err)
 	}
-	out, err := jobrun.Run(context.Background(), jobrun.Config{Job: job, Model: model, ModelName: offlinemodel.Name,
+	out, err := jobrun.Run(context.Background(), jobrun.Config{Job: j, Model: model, ModelName: offlinemodel.Name,
 		Settings:   workspace.Settings{MaxSteps: 200, Tokenizer: "o200k_base", ContextWindow: cm.ContextWindow, SummarizeAt: cm.SummarizeAt, KeepToolResults: cm.KeepToolResults},
 		Compaction: compaction.Config{ClearAt: cm.ClearAt}})
 	if err != nil || out.Status != workspace.StatusCompleted {
 		t.Fatalf("outcome %+v, %v", out, err)
 	}
-	ledger, ok := coverage.Load(job.Internal)
-	if !ok {
+	if _, ok := coverage.Load(j.Workspace().Internal); !ok {
 		t.Fatal("no coverage ledger")
 	}
-	r, err := ledger.MeasureJob(job, []string{"handbook.txt"})
+	r, err := j.Coverage()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"creator/internal/index"
 	"creator/internal/llm"
 	"creator/internal/offlinemodel"
+	"creator/internal/reqstore"
 	"creator/internal/transcript"
 	"creator/planner"
 	"creator/templates"
@@ -89,7 +90,7 @@ func runWorded(t *testing.T, doc string, reword bool) wordedRun {
 		t.Fatal(err)
 	}
 	all = append(all, tools.DocumentTools(docs, byteCounter{})...)
-	all = append(all, tools.RequirementTools(job, nil)...)
+	all = append(all, tools.RequirementTools(reqstore.Open(job), nil)...)
 	all = append(all, tools.SearchTools(job.Files, index.ScanOnly{FS: job.FS()})...)
 	reg, err := tools.NewRegistry(all...)
 	if err != nil {
@@ -98,8 +99,9 @@ func runWorded(t *testing.T, doc string, reword bool) wordedRun {
 	model := offlinemodel.New()
 	journal := transcript.NewWriter(job)
 	cfg := compaction.Config{ContextWindow: 20000, SummarizeAt: 6000, ClearAt: 3000, KeepToolResults: 3}
-	cm := compaction.New(cfg, model, byteCounter{}, job, journal, compaction.WorkspaceBrief(job), templates.SystemPrompt, reg.Definitions())
-	a := &agent.Agent{Model: model, Tools: reg, Completion: donecheck.Checker{Planner: pl, Files: job}, Journal: journal,
+	cm := compaction.New(compaction.Options{Config: cfg, Model: model, Counter: byteCounter{}, Files: job, Journal: journal,
+		Brief: compaction.WorkspaceBrief(job, pl.Load), System: templates.SystemPrompt, Tools: reg.Definitions()})
+	a := &agent.Agent{Model: model, Tools: reg, Completion: donecheck.Checker{Plan: pl.Load, Files: job}, Journal: journal,
 		System: templates.SystemPrompt, Hook: cm, Limits: agent.Limits{MaxSteps: 500}}
 	if reword {
 		a.Tools = rewordedTools{reg}
