@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"creator/internal/coverage"
 	"creator/internal/humanize"
 	"creator/internal/llm"
 )
@@ -61,29 +60,4 @@ func (c *coverageTools) declare(ctx context.Context, a declareArgs) (llm.ToolRes
 		text += fmt.Sprintf("; read chunk %q as %q", a.Chunk, d.Chunk)
 	}
 	return llm.ToolResult{Text: text, Data: d}, nil
-}
-
-// ReplayCoverage rebuilds a ledger from a conversation's tool results.
-//
-// It is kept only for internal/jobview until that reads a job through
-// job.View; the job (internal/job) replays and measures coverage for
-// everything else. Remove it with jobview's use.
-func ReplayCoverage(ledger *coverage.Ledger, msgs []llm.Message) {
-	for _, m := range msgs {
-		if m.Role != llm.RoleTool || m.Data.Failed {
-			continue
-		}
-		switch m.ToolName {
-		case "read_file":
-			var lines FileLines
-			if m.Data.Decode(&lines) && strings.HasPrefix(lines.Path, "chunks/") {
-				ledger.Read(lines.Path, lines.First, len(lines.Lines), lines.Total)
-			}
-		case "declare_chunk_empty":
-			var d DeclaredEmpty
-			if m.Data.Decode(&d) {
-				_ = ledger.Declare(d.File, d.Reason)
-			}
-		}
-	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"creator/internal/job"
 	"creator/internal/publish"
 )
 
@@ -53,11 +52,7 @@ func runPublish(ctx context.Context, o *publishOptions) error {
 	if url == "" {
 		return usageErrorf("give the database with --database URL or $CREATOR_DATABASE_URL")
 	}
-	root, err := o.jobRoot(o.jobID)
-	if err != nil {
-		return err
-	}
-	j, err := job.Open(root, o.jobID)
+	j, err := o.openJob(o.jobID)
 	if err != nil {
 		return err
 	}

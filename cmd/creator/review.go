@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"creator/internal/job"
 	"creator/internal/review"
 )
 
@@ -69,11 +68,7 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	if !loopback && !o.allowRemote {
 		return usageErrorf("--addr %s is reachable from other machines, and the review page has no authentication; use a loopback address such as 127.0.0.1:8080, or add --allow-remote", o.addr)
 	}
-	root, err := o.jobRoot(o.jobID)
-	if err != nil {
-		return err
-	}
-	j, err := job.Open(root, o.jobID)
+	j, err := o.openJob(o.jobID)
 	if err != nil {
 		return err
 	}

@@ -141,21 +141,14 @@ func checkJobID(id string) error {
 	return nil
 }
 
-// openJob opens a job's folder by id under the workspace root, for the
-// commands that read it until they use the job's View.
-func (g *globalOptions) openJob(id string) (*workspace.Job, error) {
-	if err := checkJobID(id); err != nil {
-		return nil, err
-	}
-	root, err := g.root()
+// openJob opens a job by id under the workspace root, for the commands
+// that change it (publish, review).
+func (g *globalOptions) openJob(id string) (*job.Job, error) {
+	root, err := g.jobRoot(id)
 	if err != nil {
 		return nil, err
 	}
-	j, err := openJob(root, id)
-	if err != nil {
-		return nil, err
-	}
-	return j.Workspace(), nil
+	return openJob(root, id)
 }
 
 // completeJobs makes the shell complete --job with the ids of the jobs under

@@ -2,17 +2,13 @@ package main
 
 import (
 	"creator/internal/job"
-	"creator/workspace"
 )
 
 // jobRoot checks a job id given on the command line and gives the
 // workspace root its job is under.
 func (g *globalOptions) jobRoot(id string) (string, error) {
-	if id == "" {
-		return "", usageErrorf("--job is required")
-	}
-	if err := workspace.ValidateID(id); err != nil {
-		return "", usageErrorf("%v", err)
+	if err := checkJobID(id); err != nil {
+		return "", err
 	}
 	return g.root()
 }

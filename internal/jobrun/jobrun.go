@@ -104,9 +104,8 @@ func (c Config) minCoverage() float64 {
 
 // Start is what a reporter learns when the agent starts.
 type Start struct {
-	// Job is the job's folder; View the job as readers see it, for a
-	// reporter that reads its plan or requirements (the run closes it).
-	Job       *workspace.Job
+	// View is the job as readers see it, for a reporter that reads its
+	// plan or requirements; the run closes it.
 	View      *job.View
 	Resumed   bool
 	Model     string
@@ -272,7 +271,7 @@ func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
 	_ = r.planner.Log(fmt.Sprintf("job %s with model %s", verb, cfg.ModelName))
 	conv, startTotals := agent.Rebuild(cfg.Transcript)
 	r.events.JobStarted(cfg.ModelName, r.resuming, startTotals.Steps, cfg.Settings)
-	r.report.Started(Start{Job: r.ws, View: r.job.View(), Resumed: r.resuming, Model: cfg.ModelName, Info: info, Totals: startTotals,
+	r.report.Started(Start{View: r.job.View(), Resumed: r.resuming, Model: cfg.ModelName, Info: info, Totals: startTotals,
 		Context: r.context.Config(), Priced: cfg.Priced, Price: cfg.Price, Tokenizer: cfg.tokenizer()})
 	r.coverage.started()
 

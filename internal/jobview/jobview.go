@@ -4,7 +4,6 @@ package jobview
 
 import (
 	"errors"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -192,16 +191,4 @@ func Resumable(state string) bool {
 		return true
 	}
 	return false
-}
-
-// CoverageOf measures the coverage of the job j as its View measures it
-// (job.View.Coverage); info is not needed any more. It stays only for the
-// tests of the run (internal/jobrun) until they measure through the job.
-func CoverageOf(j *workspace.Job, _ workspace.Info) (coverage.Report, error) {
-	v, err := job.OpenView(filepath.Dir(j.Dir), j.ID)
-	if err != nil {
-		return coverage.Report{}, err
-	}
-	defer v.Close()
-	return v.Coverage()
 }

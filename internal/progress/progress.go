@@ -5,7 +5,6 @@ package progress
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -20,7 +19,6 @@ import (
 	"creator/internal/jobrun"
 	"creator/planner"
 	"creator/tools"
-	"creator/workspace"
 )
 
 // Options say where and how much a Display shows.
@@ -50,7 +48,6 @@ type Display struct {
 	live        bool // the updating line
 	redrawEvery time.Duration
 	job         *job.View
-	ownView     bool // the display opened job, and closes it at Stop
 	priced      bool
 	now         func() time.Time
 
@@ -132,7 +129,7 @@ func (p *Display) Started(s jobrun.Start) {
 	if s.Resumed {
 		verb = "resumed"
 	}
-	p.printf("creator: job '%s' %s with model %s on %s (folder %s)", s.Job.ID, verb, s.Model, strings.Join(s.Info.InputNames(), ", "), s.Job.Dir)
+	p.printf("creator: job '%s' %s with model %s on %s (folder %s)", s.View.ID, verb, s.Model, strings.Join(s.Info.InputNames(), ", "), s.View.Dir)
 	if p.verbose {
 		c := s.Context
 		p.printf("creator: context window %s tokens; clearing from %s, summary at %s, %d tool results kept, results over %s tokens saved to .agent/results/; counted with %s",
@@ -143,8 +140,7 @@ func (p *Display) Started(s jobrun.Start) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.closeViewLocked()
-	p.job, p.ownView = viewOf(s.Job)
+	p.job = s.View
 	p.priced = s.Priced
 	p.started, p.totals, p.step = p.now(), s.Totals, s.Totals.Steps
 	if p.job != nil {
@@ -190,37 +186,11 @@ func (p *Display) Stop() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.closeViewLocked()
+	p.job = nil // the run's, which closes it
 	if p.shown {
 		fmt.Fprint(p.out, "\r\x1b[K")
 		p.shown = false
 	}
-}
-
-// viewOf is the view of a run's job the display reads the plan and the
-// saved requirements from: the job's own view when the run hands over the
-// job's owner, else one opened on its folder (own: the display closes
-// it).
-func viewOf(running any) (v *job.View, own bool) {
-	switch j := running.(type) {
-	case interface{ View() *job.View }:
-		return j.View(), false
-	case *workspace.Job:
-		v, err := job.OpenView(filepath.Dir(j.Dir), j.ID)
-		if err != nil {
-			return nil, false
-		}
-		return v, true
-	}
-	return nil, false
-}
-
-// closeViewLocked closes the view of the job if the display opened it.
-func (p *Display) closeViewLocked() {
-	if p.job != nil && p.ownView {
-		p.job.Close()
-	}
-	p.job, p.ownView = nil, false
 }
 
 func (p *Display) loadPlanLocked() {

@@ -13,7 +13,7 @@ import (
 )
 
 // The display reads the plan and the saved requirements of the run's job
-// through a view of it, which it closes when it stops.
+// through the run's view of it, and leaves that view to the run.
 func TestStartedReadsThePlanAndTheRequirements(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -43,11 +43,9 @@ func TestStartedReadsThePlanAndTheRequirements(t *testing.T) {
 	}
 	var out bytes.Buffer
 	p := New(Options{Out: &out})
-	s := jobrun.Start{Model: "m", Info: info}
-	setJob(&s.Job, j)
-	p.Started(s)
+	p.Started(jobrun.Start{View: j.View(), Model: "m", Info: info})
 	p.mu.Lock()
-	line, opened, own := p.line(), p.job, p.ownView
+	line, opened := p.line(), p.job
 	p.mu.Unlock()
 	if !strings.Contains(line, "0/3 tasks · 2 requirements") || !strings.Contains(line, "task 1. Read the instructions") {
 		t.Errorf("line %q", line)
@@ -60,18 +58,7 @@ func TestStartedReadsThePlanAndTheRequirements(t *testing.T) {
 	if p.job != nil {
 		t.Error("the view is kept after Stop")
 	}
-	if _, err := opened.Info(); own != (err != nil) {
-		t.Errorf("after Stop, the view the display opened itself (%v) reads job.json: %v", own, err)
-	}
-}
-
-// setJob puts j into a jobrun.Start as its Job field takes it: the job's
-// owner, or its folder.
-func setJob[T any](field *T, j *job.Job) {
-	switch f := any(field).(type) {
-	case **job.Job:
-		*f = j
-	case **workspace.Job:
-		*f = j.Workspace()
+	if _, err := opened.Info(); err != nil {
+		t.Errorf("after Stop, the run's view of its job was closed by the display: %v", err)
 	}
 }
