@@ -18,6 +18,7 @@ import (
 	"creator/internal/donecheck"
 	"creator/internal/fakellm"
 	"creator/internal/llm"
+	"creator/internal/output"
 	"creator/internal/tokens"
 	"creator/internal/transcript"
 	"creator/planner"
@@ -164,7 +165,7 @@ func (e *env) agent(t *testing.T) (*agent.Agent, *compaction.Manager) {
 	a := &agent.Agent{
 		Model:      client,
 		Tools:      reg,
-		Completion: donecheck.Checker{Plan: pl.Load, Files: e.job},
+		Completion: donecheck.Checker{Plan: pl.Load, Output: func() ([]byte, error) { return e.job.ReadInternal(output.RequirementsFile) }},
 		Journal:    journal,
 		System:     system,
 		Hook:       cm,

@@ -18,6 +18,7 @@ import (
 	"creator/internal/donecheck"
 	"creator/internal/fakellm"
 	"creator/internal/llm"
+	"creator/internal/output"
 	"creator/internal/reqstore"
 	"creator/internal/tokens"
 	"creator/internal/transcript"
@@ -73,7 +74,7 @@ func (e *env) agent(t *testing.T) *agent.Agent {
 	return &agent.Agent{
 		Model:      llm.NewClient(llm.ClientConfig{BaseURL: e.srv.URL(), Model: "fake", Sleep: func(context.Context, time.Duration) error { return nil }}),
 		Tools:      reg,
-		Completion: donecheck.Checker{Plan: pl.Load, Files: e.job},
+		Completion: donecheck.Checker{Plan: pl.Load, Output: func() ([]byte, error) { return e.job.ReadInternal(output.RequirementsFile) }},
 		Journal:    transcript.NewWriter(e.job),
 		System:     "You are a test agent.",
 	}

@@ -44,7 +44,7 @@ func TestCheckCoverage(t *testing.T) {
 		{"no chunks yet", coverage.Report{Unchunked: []string{"d.txt"}}, 1, []string{"not chunked yet: d.txt"}},
 	} {
 		measured := 0
-		st, err := Checker{Plan: pl.Load, Files: job, MinCoverage: c.min, Coverage: func() (coverage.Report, error) {
+		st, err := Checker{Plan: pl.Load, Output: outputOf(job), MinCoverage: c.min, Coverage: func() (coverage.Report, error) {
 			measured++
 			return c.report, nil
 		}}.Check()

@@ -15,17 +15,15 @@ import (
 	"creator/planner"
 )
 
-// Files reads the job's files.
-type Files interface {
-	ReadInternal(rel string) ([]byte, error)
-}
-
-// Checker implements agent.Completion. The plan and the coverage are the
-// job's (internal/job): its planner's Load and its Coverage.
+// Checker implements agent.Completion. The plan, the output and the
+// coverage are the job's (internal/job): its planner's Load, its
+// ReadOutput and its Coverage.
 type Checker struct {
 	// Plan loads the job's plan.
-	Plan  func() (planner.Plan, error)
-	Files Files
+	Plan func() (planner.Plan, error)
+	// Output reads output/requirements.json (fs.ErrNotExist when there is
+	// none yet).
+	Output func() ([]byte, error)
 	// Coverage measures the coverage of the documents; nil does not check
 	// it. It is measured once the plan and the output are done, since
 	// that is when it decides; MinCoverage is the share of chunks that
@@ -52,7 +50,7 @@ func (c Checker) Check() (agent.CompletionStatus, error) {
 			}
 		}
 	}
-	data, err := c.Files.ReadInternal(output.RequirementsFile)
+	data, err := c.Output()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		st.Missing = append(st.Missing, output.RequirementsFile+" does not exist yet")

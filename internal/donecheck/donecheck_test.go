@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"creator/internal/output"
 	"creator/planner"
 	"creator/workspace"
 )
@@ -30,7 +31,7 @@ func TestCheck(t *testing.T) {
 	t.Parallel()
 	job := newJob(t)
 	pl := planner.New(job, nil)
-	c := Checker{Plan: pl.Load, Files: job}
+	c := Checker{Plan: pl.Load, Output: outputOf(job)}
 	missing := func(want ...string) {
 		t.Helper()
 		st, err := c.Check()
@@ -59,4 +60,11 @@ func TestCheck(t *testing.T) {
 	missing("task 2")
 	pl.Complete(2, "")
 	missing() // complete: every task done and the output valid
+}
+
+// outputOf reads a job's output/requirements.json, as the job's owner does.
+func outputOf(job interface {
+	ReadInternal(string) ([]byte, error)
+}) func() ([]byte, error) {
+	return func() ([]byte, error) { return job.ReadInternal(output.RequirementsFile) }
 }

@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"creator/internal/coverage"
+	"creator/internal/output"
 	"creator/internal/reqstore"
 	"creator/internal/telemetry"
 	"creator/internal/transcript"
@@ -98,6 +99,10 @@ func (j *Job) Plan() *planner.Planner { return j.plan }
 // Requirements is the store of the job's requirements: saving, listing,
 // amending and finalising them.
 func (j *Job) Requirements() *reqstore.Store { return j.reqs }
+
+// ReadOutput reads output/requirements.json as the last finalize wrote it
+// (fs.ErrNotExist when there is none yet), for the completion check.
+func (j *Job) ReadOutput() ([]byte, error) { return j.ws.ReadInternal(output.RequirementsFile) }
 
 // Info reads job.json.
 func (j *Job) Info() (workspace.Info, error) { return j.ws.Info() }

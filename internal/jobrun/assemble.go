@@ -30,7 +30,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	r.coverage = cov
 	a := &agent.Agent{
 		Model:      cfg.Model,
-		Completion: donecheck.Checker{Plan: r.planner.Load, Files: r.ws, Coverage: cov.measure, MinCoverage: cfg.minCoverage()},
+		Completion: donecheck.Checker{Plan: r.planner.Load, Output: r.job.ReadOutput, Coverage: cov.measure, MinCoverage: cfg.minCoverage()},
 		Journal:    r.job,
 		System:     templates.SystemPrompt,
 		Limits:     cfg.limits(),

@@ -16,6 +16,7 @@ import (
 	"creator/internal/index"
 	"creator/internal/llm"
 	"creator/internal/offlinemodel"
+	"creator/internal/output"
 	"creator/internal/reqstore"
 	"creator/internal/transcript"
 	"creator/planner"
@@ -101,7 +102,7 @@ func runWorded(t *testing.T, doc string, reword bool) wordedRun {
 	cfg := compaction.Config{ContextWindow: 20000, SummarizeAt: 6000, ClearAt: 3000, KeepToolResults: 3}
 	cm := compaction.New(compaction.Options{Config: cfg, Model: model, Counter: byteCounter{}, Files: job, Journal: journal,
 		Brief: compaction.WorkspaceBrief(job, pl.Load), System: templates.SystemPrompt, Tools: reg.Definitions()})
-	a := &agent.Agent{Model: model, Tools: reg, Completion: donecheck.Checker{Plan: pl.Load, Files: job}, Journal: journal,
+	a := &agent.Agent{Model: model, Tools: reg, Completion: donecheck.Checker{Plan: pl.Load, Output: func() ([]byte, error) { return job.ReadInternal(output.RequirementsFile) }}, Journal: journal,
 		System: templates.SystemPrompt, Hook: cm, Limits: agent.Limits{MaxSteps: 500}}
 	if reword {
 		a.Tools = rewordedTools{reg}
