@@ -248,7 +248,8 @@ func TestHostileToolCalls(t *testing.T) {
 
 // A real job (the built-in model on RFC 9000, served over HTTP) completes with
 // the same output while the server fails 15% of the requests in every way
-// it can; at 100% it stops, resumable, and completes once the server works.
+// it can; a server failing every request stops it, resumable, and it
+// completes once the server works.
 func TestModelFaults(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -315,8 +316,14 @@ func TestModelFaults(t *testing.T) {
 	t.Logf("15%%: %d of %d requirements (%d calls garbled)", len(got), len(ref), garbled)
 	e.assertNoKey("f15", stdout, stderr)
 
-	setRate(1)
-	code, _, stderr = cli(t, args("run", "--job", "f100", doc)...)
+	// A server that fails every request stops the job, resumable, once the
+	// retry window is over. (At 100% of every kind the job goes on: each
+	// call is answered in the end, garbled or not, and garbled calls are
+	// made again.)
+	mu.Lock()
+	handler, _ = fakellm.FaultsOf(1, 42, []string{"429", "500", "503", "cut-off body", "no choices"}, model)
+	mu.Unlock()
+	code, _, stderr = cli(t, args("run", "--job", "f100", "--retry-for", "1m", doc)...)
 	if code != exitIncomplete || !strings.Contains(stderr, "continue with: creator resume --job f100") {
 		t.Fatalf("at 100%% faults: exit %d:\n%s", code, tail(stderr, 2000))
 	}
