@@ -7,6 +7,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"creator/internal/secret"
 )
 
 // EmbedConfig configures a client of an OpenAI-compatible embeddings
@@ -49,7 +51,7 @@ func (c *EmbedClient) Embed(ctx context.Context, texts []string) ([][]float32, e
 		if info.status >= 300 {
 			msg = describe(info.status, parseErrorBody(info.body).Message)
 		}
-		return nil, fmt.Errorf("embedding server at %s: %s", SafeURL(c.cfg.BaseURL), redact(msg, c.cfg.APIKey))
+		return nil, fmt.Errorf("embedding server at %s: %s", SafeURL(c.cfg.BaseURL), secret.Message(msg, c.cfg.APIKey))
 	}
 	out := make([][]float32, len(texts))
 	for _, d := range resp.Data {

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"creator/internal/secret"
 )
 
 // ClientConfig configures an OpenAI-compatible client.
@@ -244,7 +246,7 @@ func (c *Client) backoff(attempt int) time.Duration {
 	return time.Duration(rand.Int64N(int64(d) + 1))
 }
 
-func (c *Client) redact(s string) string { return redact(s, c.cfg.APIKey) }
+func (c *Client) redact(s string) string { return secret.Message(s, c.cfg.APIKey) }
 
 type failKind int
 

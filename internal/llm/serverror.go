@@ -366,14 +366,3 @@ func containsAny(s string, subs ...string) bool {
 	}
 	return false
 }
-
-// bearer finds bearer tokens a server may echo.
-var bearer = regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9._~+/=-]+`)
-
-// redact replaces the API key and any bearer token in s.
-func redact(s, key string) string {
-	if key != "" {
-		s = strings.ReplaceAll(s, key, "[redacted]")
-	}
-	return bearer.ReplaceAllString(s, "Bearer [redacted]")
-}

@@ -23,6 +23,19 @@ const MinLength = 8
 // text ("Authorization: Bearer …", "authorization": "Bearer …").
 var authorization = regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)?\s*)[^\s"',;]+`)
 
+// bearer finds bearer tokens, as a server may echo them in an error.
+var bearer = regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9._~+/=-]+`)
+
+// Message is a model server's message with the key, whatever its length,
+// and any bearer token replaced: a server's words are not a document's, so
+// nothing there needs to stay verbatim.
+func Message(s, key string) string {
+	if key != "" {
+		s = strings.ReplaceAll(s, key, Redacted)
+	}
+	return bearer.ReplaceAllString(s, "Bearer "+Redacted)
+}
+
 // Redactor replaces secrets, and any Authorization value, with Redacted.
 // Its zero value replaces Authorization values only; it is safe for use by
 // several goroutines.
