@@ -232,3 +232,15 @@ func TestLatencyFaultsTakeNoSlot(t *testing.T) {
 		t.Errorf("a refusal was held: %+v", l)
 	}
 }
+
+func httpPost(url string, body []byte) (io.ReadCloser, error) {
+	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return resp.Body, nil
+}
