@@ -69,6 +69,7 @@ type Server struct {
 	*httptest.Server
 	handler Handler
 	url     string
+	latency *latency // nil: answers at once
 
 	mu         sync.Mutex
 	down       []*httptest.Server // servers stopped by a crash, closed with the last
@@ -215,6 +216,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				conn.Close()
 			}
 		}
+		return
+	}
+	if s.latency != nil && reply.Status == 0 && !s.latency.hold(r.Context(), &body, &reply) {
 		return
 	}
 	for k, v := range reply.Header {
