@@ -19,7 +19,7 @@ STATICCHECK_VERSION := v0.8.2
 # The packages with concurrency: PDF pages read at once, the agent loop and
 # context management, the model client, the workspace and its tools, the
 # requirement store and the review server.
-RACE_PKGS := ./internal/job/... ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/...
+RACE_PKGS := ./internal/job/... ./internal/fakellm/... ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/...
 
 .PHONY: all build demo test race lint fuzz bench stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
 
