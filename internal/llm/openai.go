@@ -349,8 +349,13 @@ func (c *Client) classify(status int, e errorBody, info *attemptInfo) *failure {
 	return f
 }
 
-// bodyError finds an error object in a successful answer's body.
+// bodyError finds an error object in a successful answer's body. Every
+// answer passes here, so one without the key "error" is let through
+// without parsing it a second time (go-openai has parsed it already).
 func bodyError(body []byte) (errorBody, bool) {
+	if !bytes.Contains(body, []byte(`"error"`)) {
+		return errorBody{}, false
+	}
 	var top struct {
 		Error json.RawMessage `json:"error"`
 	}
