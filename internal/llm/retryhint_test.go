@@ -2,6 +2,7 @@ package llm
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -62,6 +63,7 @@ func TestParseErrorBody(t *testing.T) {
 		{"HTML", "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>", "502 Bad Gateway nginx"},
 		{"other JSON", `{"status":"down"}`, `{"status":"down"}`},
 		{"empty", "", ""},
+		{"long, over lines", strings.Repeat("ab\n", 300), strings.TrimSpace(strings.Repeat("ab ", 167)) + "…"},
 	}
 	for _, c := range cases {
 		if got := parseErrorBody([]byte(c.body)).Message; got != c.want {
