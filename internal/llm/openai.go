@@ -33,8 +33,6 @@ type ClientConfig struct {
 	// timeouts, broken connections, a server restarting) are retried after
 	// the first one (default 5 minutes; negative: not at all).
 	RetryFor time.Duration
-	// MaxAttempts, when positive, also bounds the requests per call.
-	MaxAttempts int
 	// BaseDelay is the first backoff delay (default 1s); it doubles per
 	// retry, with full jitter.
 	BaseDelay time.Duration
@@ -213,9 +211,6 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 			}
 			waited += d
 			continue
-		}
-		if c.cfg.MaxAttempts > 0 && attempt >= c.cfg.MaxAttempts {
-			return Response{}, fail(nil, "")
 		}
 		left := c.cfg.RetryFor - retried
 		if left <= 0 {
