@@ -47,10 +47,6 @@ type ClientConfig struct {
 	// turns it off, one that asks for it turns it on, for the rest of the
 	// client's life.
 	SendReasoning bool
-	// Answered says that the server has answered this job before (a
-	// resumed job): a server that cannot be reached is then restarting and
-	// retried for RetryFor, not a wrong address reported at once.
-	Answered bool
 	// HTTPClient replaces the default HTTP client (its Transport is kept).
 	HTTPClient *http.Client
 	// Sleep waits between attempts and Now tells the time; tests replace
@@ -127,14 +123,15 @@ func NewClient(cfg ClientConfig) *Client {
 	}
 	c := &Client{cfg: cfg, api: newAPI(cfg.BaseURL, cfg.APIKey, &http.Client{Transport: &statusRecorder{next: transport}})}
 	c.sendReasoning.Store(cfg.SendReasoning)
-	c.answered.Store(cfg.Answered)
 	return c
 }
 
 // Name is the model name sent to the server.
 func (c *Client) Name() string { return c.cfg.Model }
 
-// MarkAnswered records that the server has answered this job before.
+// MarkAnswered records that the server has answered this job before (a
+// resumed job): a server that cannot be reached is then restarting and
+// retried for RetryFor, not a wrong address reported at once.
 func (c *Client) MarkAnswered() { c.answered.Store(true) }
 
 // SendsReasoning reports whether reasoning text goes back to the server.
