@@ -436,7 +436,9 @@ func withAttemptInfo(ctx context.Context, info *attemptInfo) context.Context {
 	return context.WithValue(ctx, attemptKey{}, info)
 }
 
-// maxBody bounds the answer read.
+// maxBody bounds the answer read: the whole body is held in memory, so a
+// server that sends without end must not take it all. An answer longer
+// than that is read as cut off (and retried), not silently shortened.
 const maxBody = 64 << 20
 
 // statusRecorder keeps the status, headers and body of each response for
@@ -450,7 +452,10 @@ func (s *statusRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	info.status, info.header = resp.StatusCode, resp.Header
-	info.body, info.readErr = io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	info.body, info.readErr = io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if info.readErr == nil && len(info.body) > maxBody {
+		info.body, info.readErr = info.body[:maxBody], fmt.Errorf("longer than %d MiB", maxBody>>20)
+	}
 	resp.Body.Close()
 	var rest io.Reader = bytes.NewReader(info.body)
 	if info.readErr != nil {
