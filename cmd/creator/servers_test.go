@@ -152,15 +152,19 @@ func TestContextWindowLearned(t *testing.T) {
 	if w := e.info("ctx").Settings.ContextWindow; w != 20000 || !strings.Contains(e.read("ctx", "progress.md"), "context window is 20000 tokens") {
 		t.Fatalf("context window %d after the overflow", w)
 	}
-	if code, _, stderr := e.resume("ctx", "--max-steps", "200"); code != 0 {
+	if code, _, stderr := e.resume("ctx", "--max-steps", "6"); code != exitIncomplete {
 		t.Fatalf("resume: exit %d: %s", code, stderr)
 	}
 	if w := e.info("ctx").Settings.ContextWindow; w != 20000 {
 		t.Fatalf("context window %d after the resume", w)
 	}
-	// --context-window still decides when it is given.
-	if code, _, _ := e.resume("ctx", "--context-window", "64000"); code != 0 {
-		t.Fatalf("resume of a completed job: exit %d", code)
+	// --context-window still decides when it is given (a job not yet
+	// completed: resuming a completed one changes nothing).
+	if code, _, stderr := e.resume("ctx", "--max-steps", "200", "--context-window", "64000"); code != 0 {
+		t.Fatalf("resume with --context-window: exit %d: %s", code, stderr)
+	}
+	if w := e.info("ctx").Settings.ContextWindow; w != 64000 {
+		t.Fatalf("context window %d after a resume with --context-window 64000", w)
 	}
 }
 
