@@ -153,8 +153,12 @@ func (e *env) agent(t *testing.T) (*agent.Agent, *compaction.Manager) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := llm.NewClient(llm.ClientConfig{BaseURL: e.srv.URL(), Model: "fake", MaxAttempts: 2,
-		Sleep: func(context.Context, time.Duration) error { return nil }})
+	// A clock that jumps an hour at each look ends the one-minute retry
+	// window after the second attempt.
+	var clock atomic.Int64
+	client := llm.NewClient(llm.ClientConfig{BaseURL: e.srv.URL(), Model: "fake", RetryFor: time.Minute,
+		Sleep: func(context.Context, time.Duration) error { return nil },
+		Now:   func() time.Time { return time.Unix(clock.Add(3600), 0) }})
 	journal := transcript.NewWriter(e.job)
 	var summarizer llm.Model = client
 	if e.summaryRequests != nil {

@@ -93,6 +93,8 @@ func (m modelChoice) serverAdvice(err error) string {
 		return "give a longer --request-timeout if the server is slow, or a longer --retry-for"
 	case !se.Refused:
 		return "wait until the server works again, or give a longer --retry-for (or CREATOR_RETRY_FOR)"
+	default:
+		return "the server will refuse the same request again: fix what its message names (--model, a server option, a proxy's settings)"
 	}
 	return ""
 }

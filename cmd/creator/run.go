@@ -64,8 +64,8 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.BoolVar(&o.allTools, "all-tools", false, "send every tool definition with every request instead of the core tools and those the model found with search_tools")
 	f.StringVar(&o.tokenizer, "tokenizer", o.envString("CREATOR_TOKENIZER", tokens.DefaultEncoding), "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
 	f.DurationVar(&o.requestTimeout, "request-timeout", envNumber(o.factory, "CREATOR_REQUEST_TIMEOUT", 10*time.Minute, time.ParseDuration), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
-	f.DurationVar(&o.retryFor, "retry-for", envNumber(o.factory, "CREATOR_RETRY_FOR", llm.DefaultRetryFor, time.ParseDuration), "keep retrying a failing model server (rate limits, 5xx, timeouts, a restart) for this long before the job stops, resumable (env CREATOR_RETRY_FOR; 0: no retries)")
-	f.BoolVar(&o.sendReasoning, "send-reasoning", envBool(o.factory, "CREATOR_SEND_REASONING"), "send the model's reasoning_content back with its tool calls, for servers that need it (env CREATOR_SEND_REASONING); turned on or off by itself when the server asks")
+	f.DurationVar(&o.retryFor, "retry-for", envNumber(o.factory, "CREATOR_RETRY_FOR", llm.DefaultRetryFor, time.ParseDuration), "how long to keep retrying a failing model server (rate limits, 5xx, timeouts, a restart) before the job stops, resumable; a server that asks to wait past the window, rejects the key or refuses the request stops it at once (env CREATOR_RETRY_FOR; 0: no retries)")
+	f.BoolVar(&o.sendReasoning, "send-reasoning", envBool(o.factory, "CREATOR_SEND_REASONING"), "send the model's reasoning (reasoning_content) back with its tool calls, as DeepSeek's thinking mode and some llama.cpp and vLLM models want; switched on or off by itself when the server asks for or refuses the field, and a resume keeps the job's last choice (env CREATOR_SEND_REASONING)")
 	f.StringVar(&o.model, "model", "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")
 	f.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible server URL (env CREATOR_BASE_URL or OPENAI_BASE_URL)")
 	f.StringVar(&o.apiKey, "api-key", "", "API key (env OPENAI_API_KEY); never written to the job")
@@ -159,8 +159,11 @@ func newResumeCmd(g *globalOptions) *cobra.Command {
 transcript, tool calls cut off by the interruption are answered as such, the
 model is told the job was resumed, and the agent goes on. Limits count the
 whole job, so a job stopped at --max-steps needs a higher limit to go on.
-The model and server of the job are used unless flags name others. Resuming a
-completed job does nothing and exits 0.`,
+The model and server of the job are used unless flags name others, and so
+are its settings, including a context window or --send-reasoning choice
+learned from the server's errors. A failing server is retried for
+--retry-for (default 5m) in each run. Resuming a completed job does nothing
+and exits 0.`,
 		Example: `  creator resume --job gobd
   creator resume --job gobd --max-steps 1000`,
 		Args: args(cobra.NoArgs),

@@ -50,6 +50,21 @@ func TestWrongKeyExitsOne(t *testing.T) {
 	e.assertNoKey("env", stdout, stderr)
 }
 
+// A request the server refuses (LiteLLM's answer to an unknown model is a
+// 400) stops the job at once with the server's words, the status, and what
+// to fix before resuming.
+func TestServerRefusesRequest(t *testing.T) {
+	t.Parallel()
+	e := newJobEnv(t, func(fakellm.Request) fakellm.Reply {
+		return fakellm.Reply{Status: 400, Body: `{"error":{"message":"Invalid model name passed in model=gpt-x","type":"invalid_request_error","code":"400"}}`}
+	})
+	code, _, stderr := e.run("--job", "refused")
+	if code != exitIncomplete || !strings.Contains(stderr, "refused the request (HTTP 400: Invalid model name passed in model=gpt-x)") ||
+		!strings.Contains(stderr, "fix what its message names") || !strings.Contains(stderr, "creator resume --job refused") || len(e.srv.Requests()) != 1 {
+		t.Fatalf("exit %d after %d requests: %s", code, len(e.srv.Requests()), stderr)
+	}
+}
+
 // A server that answered the job and is down when it resumes is retried
 // for --retry-for; then the job stops resumable (exit 3), naming the
 // server and the command that continues.
@@ -152,15 +167,19 @@ func TestContextWindowLearned(t *testing.T) {
 	if w := e.info("ctx").Settings.ContextWindow; w != 20000 || !strings.Contains(e.read("ctx", "progress.md"), "context window is 20000 tokens") {
 		t.Fatalf("context window %d after the overflow", w)
 	}
-	if code, _, stderr := e.resume("ctx", "--max-steps", "200"); code != 0 {
+	if code, _, stderr := e.resume("ctx", "--max-steps", "6"); code != exitIncomplete {
 		t.Fatalf("resume: exit %d: %s", code, stderr)
 	}
 	if w := e.info("ctx").Settings.ContextWindow; w != 20000 {
 		t.Fatalf("context window %d after the resume", w)
 	}
-	// --context-window still decides when it is given.
-	if code, _, _ := e.resume("ctx", "--context-window", "64000"); code != 0 {
-		t.Fatalf("resume of a completed job: exit %d", code)
+	// --context-window still decides when it is given (a job not yet
+	// completed: resuming a completed one changes nothing).
+	if code, _, stderr := e.resume("ctx", "--max-steps", "200", "--context-window", "64000"); code != 0 {
+		t.Fatalf("resume with --context-window: exit %d: %s", code, stderr)
+	}
+	if w := e.info("ctx").Settings.ContextWindow; w != 64000 {
+		t.Fatalf("context window %d after a resume with --context-window 64000", w)
 	}
 }
 

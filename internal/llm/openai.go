@@ -33,8 +33,6 @@ type ClientConfig struct {
 	// timeouts, broken connections, a server restarting) are retried after
 	// the first one (default 5 minutes; negative: not at all).
 	RetryFor time.Duration
-	// MaxAttempts, when positive, also bounds the requests per call.
-	MaxAttempts int
 	// BaseDelay is the first backoff delay (default 1s); it doubles per
 	// retry, with full jitter.
 	BaseDelay time.Duration
@@ -49,10 +47,6 @@ type ClientConfig struct {
 	// turns it off, one that asks for it turns it on, for the rest of the
 	// client's life.
 	SendReasoning bool
-	// Answered says that the server has answered this job before (a
-	// resumed job): a server that cannot be reached is then restarting and
-	// retried for RetryFor, not a wrong address reported at once.
-	Answered bool
 	// HTTPClient replaces the default HTTP client (its Transport is kept).
 	HTTPClient *http.Client
 	// Sleep waits between attempts and Now tells the time; tests replace
@@ -129,14 +123,15 @@ func NewClient(cfg ClientConfig) *Client {
 	}
 	c := &Client{cfg: cfg, api: newAPI(cfg.BaseURL, cfg.APIKey, &http.Client{Transport: &statusRecorder{next: transport}})}
 	c.sendReasoning.Store(cfg.SendReasoning)
-	c.answered.Store(cfg.Answered)
 	return c
 }
 
 // Name is the model name sent to the server.
 func (c *Client) Name() string { return c.cfg.Model }
 
-// MarkAnswered records that the server has answered this job before.
+// MarkAnswered records that the server has answered this job before (a
+// resumed job): a server that cannot be reached is then restarting and
+// retried for RetryFor, not a wrong address reported at once.
 func (c *Client) MarkAnswered() { c.answered.Store(true) }
 
 // SendsReasoning reports whether reasoning text goes back to the server.
@@ -213,9 +208,6 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 			}
 			waited += d
 			continue
-		}
-		if c.cfg.MaxAttempts > 0 && attempt >= c.cfg.MaxAttempts {
-			return Response{}, fail(nil, "")
 		}
 		left := c.cfg.RetryFor - retried
 		if left <= 0 {
@@ -349,8 +341,13 @@ func (c *Client) classify(status int, e errorBody, info *attemptInfo) *failure {
 	return f
 }
 
-// bodyError finds an error object in a successful answer's body.
+// bodyError finds an error object in a successful answer's body. Every
+// answer passes here, so one without the key "error" is let through
+// without parsing it a second time (go-openai has parsed it already).
 func bodyError(body []byte) (errorBody, bool) {
+	if !bytes.Contains(body, []byte(`"error"`)) {
+		return errorBody{}, false
+	}
 	var top struct {
 		Error json.RawMessage `json:"error"`
 	}
@@ -439,7 +436,9 @@ func withAttemptInfo(ctx context.Context, info *attemptInfo) context.Context {
 	return context.WithValue(ctx, attemptKey{}, info)
 }
 
-// maxBody bounds the answer read.
+// maxBody bounds the answer read: the whole body is held in memory, so a
+// server that sends without end must not take it all. An answer longer
+// than that is read as cut off (and retried), not silently shortened.
 const maxBody = 64 << 20
 
 // statusRecorder keeps the status, headers and body of each response for
@@ -453,7 +452,10 @@ func (s *statusRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	info.status, info.header = resp.StatusCode, resp.Header
-	info.body, info.readErr = io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	info.body, info.readErr = io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if info.readErr == nil && len(info.body) > maxBody {
+		info.body, info.readErr = info.body[:maxBody], fmt.Errorf("longer than %d MiB", maxBody>>20)
+	}
 	resp.Body.Close()
 	var rest io.Reader = bytes.NewReader(info.body)
 	if info.readErr != nil {

@@ -1,7 +1,10 @@
 package llm
 
 import (
+	"context"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -62,10 +65,40 @@ func TestParseErrorBody(t *testing.T) {
 		{"HTML", "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>", "502 Bad Gateway nginx"},
 		{"other JSON", `{"status":"down"}`, `{"status":"down"}`},
 		{"empty", "", ""},
+		{"long, over lines", strings.Repeat("ab\n", 300), strings.TrimSpace(strings.Repeat("ab ", 167)) + "…"},
 	}
 	for _, c := range cases {
 		if got := parseErrorBody([]byte(c.body)).Message; got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
+}
+
+type endlessTransport struct{}
+
+func (endlessTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(endless{}), Request: r}, nil
+}
+
+// An answer longer than maxBody is read as cut off, not shortened in
+// silence.
+func TestBodyBound(t *testing.T) {
+	t.Parallel()
+	info := &attemptInfo{}
+	r, _ := http.NewRequestWithContext(withAttemptInfo(context.Background(), info), "GET", "http://x/", nil)
+	if _, err := (&statusRecorder{next: endlessTransport{}}).RoundTrip(r); err != nil {
+		t.Fatal(err)
+	}
+	if len(info.body) != maxBody || info.readErr == nil || !strings.Contains(info.readErr.Error(), "longer than 64 MiB") {
+		t.Fatalf("%d bytes read, error %v", len(info.body), info.readErr)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"creator/internal/humanize"
 )
 
 // ErrAuth means the server rejected the API key (HTTP 401 or 403).
@@ -289,13 +291,8 @@ func htmlText(s string) string {
 	return text
 }
 
-func clipMessage(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxMessage {
-		return string(r[:maxMessage]) + "…"
-	}
-	return s
-}
+// clipMessage is s on one line, cut after maxMessage characters.
+func clipMessage(s string) string { return humanize.Clip(humanize.OneLine(s), maxMessage+1) }
 
 // isContextLength recognises the ways servers say that the prompt is too
 // long: OpenAI, vLLM, SGLang, TGI, LM Studio, llama.cpp, Ollama.

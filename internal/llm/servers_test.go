@@ -185,7 +185,8 @@ func TestServerRestart(t *testing.T) {
 			}
 		}
 	}
-	c := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), Model: "m", Sleep: clk.sleep, Now: clk.now, Answered: true})
+	c := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), Model: "m", Sleep: clk.sleep, Now: clk.now})
+	c.MarkAnswered()
 	resp, err := c.Complete(context.Background(), req)
 	if err != nil || resp.Content != "fine" {
 		t.Fatalf("resp %+v, err %v", resp, err)
@@ -231,7 +232,9 @@ func TestServerDown(t *testing.T) {
 	url := srv.URL()
 	srv.Close()
 	clk := newClock()
-	_, err := llm.NewClient(llm.ClientConfig{BaseURL: url, Model: "m", Sleep: clk.sleep, Now: clk.now, Answered: true, RetryFor: time.Minute}).Complete(context.Background(), req)
+	c := llm.NewClient(llm.ClientConfig{BaseURL: url, Model: "m", Sleep: clk.sleep, Now: clk.now, RetryFor: time.Minute})
+	c.MarkAnswered()
+	_, err := c.Complete(context.Background(), req)
 	if err == nil || errors.Is(err, llm.ErrUnreachable) || !strings.Contains(err.Error(), "the model server at "+url+" did not answer over 1m0s") ||
 		!strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("answered before: err = %v", err)
