@@ -7,9 +7,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"creator/internal/coverage"
@@ -106,9 +104,13 @@ func (v *View) CoverageOf(saved []reqstore.Entry) (coverage.Report, error) {
 	return ledger.Measure(man, coverage.Cited(saved), info.InputNames()), nil
 }
 
+// openEvents opens the events file for reading, through the job folder's
+// sandbox as every read of the folder.
+func (v *View) openEvents() (fs.File, error) { return v.j.ws.FS().Open(telemetry.File) }
+
 // LastEvent is the job's last event, from the end of its events file.
 func (v *View) LastEvent() (telemetry.Event, bool) {
-	f, err := os.Open(filepath.Join(v.Dir, filepath.FromSlash(telemetry.File)))
+	f, err := v.openEvents()
 	if err != nil {
 		return telemetry.Event{}, false
 	}
@@ -118,9 +120,13 @@ func (v *View) LastEvent() (telemetry.Event, bool) {
 	if err != nil {
 		return telemetry.Event{}, false
 	}
+	ra, ok := f.(io.ReaderAt) // the folder's files are *os.File
+	if !ok {
+		return telemetry.Event{}, false
+	}
 	off := max(0, fi.Size()-tail)
 	buf := make([]byte, fi.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+	if _, err := ra.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
 		return telemetry.Event{}, false
 	}
 	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
@@ -135,7 +141,7 @@ func (v *View) LastEvent() (telemetry.Event, bool) {
 
 // LastPublication is the job's last publish event, if any.
 func (v *View) LastPublication() (telemetry.Event, bool) {
-	f, err := os.Open(filepath.Join(v.Dir, filepath.FromSlash(telemetry.File)))
+	f, err := v.openEvents()
 	if err != nil {
 		return telemetry.Event{}, false
 	}
