@@ -33,32 +33,38 @@ func (e refusal) Is(target error) bool { return target == e.kind }
 // error for one says which lines are unread.
 var ErrNotRead = coverage.ErrNotRead
 
-// Coverage measures how far the job's documents are covered, from its
-// files.
+// Coverage measures how far the job's documents are covered: its ledger
+// against the chunk manifest, the chunks the saved requirements cite and
+// the documents of job.json. It is the measure that decides.
 func (j *Job) Coverage() (coverage.Report, error) {
+	cited, err := j.Cited()
+	if err != nil {
+		return coverage.Report{}, err
+	}
+	j.mu.Lock()
+	ledger := j.ledger
+	j.mu.Unlock()
+	return j.measure(ledger, cited)
+}
+
+// measure measures a ledger against the job's chunk manifest and
+// documents and the chunks cited: Coverage with the job's ledger,
+// View.Coverage with the one on disk.
+func (j *Job) measure(ledger *coverage.Ledger, cited map[string]bool) (coverage.Report, error) {
 	info, err := j.Info()
 	if err != nil {
 		return coverage.Report{}, err
 	}
-	saved, err := j.reqs.List()
-	if err != nil {
-		return coverage.Report{}, err
-	}
-	return j.coverageWith(info.InputNames(), coverage.Cited(saved))
-}
-
-func (j *Job) coverageWith(documents []string, cited map[string]bool) (coverage.Report, error) {
 	man, err := j.Manifest()
 	if err != nil {
 		return coverage.Report{}, err
 	}
-	return j.MeasureWith(man, cited, documents), nil
+	return ledger.Measure(man, cited, info.InputNames()), nil
 }
 
 // MeasureWith measures the ledger against a manifest, the chunks cited
 // and the documents as the caller last read them: the figures a progress
-// display keeps up between calls without reading the folder. Coverage is
-// the measure that decides.
+// display keeps up between calls without reading the folder.
 func (j *Job) MeasureWith(man document.Manifest, cited map[string]bool, documents []string) coverage.Report {
 	j.mu.Lock()
 	defer j.mu.Unlock()

@@ -82,10 +82,6 @@ func (v *View) Coverage() (coverage.Report, error) {
 
 // CoverageOf is Coverage with the saved requirements as Saved read them.
 func (v *View) CoverageOf(saved []reqstore.Entry) (coverage.Report, error) {
-	info, err := v.Info()
-	if err != nil {
-		return coverage.Report{}, err
-	}
 	// The ledger is read now, not when the view was opened: the process
 	// that runs the job writes it as the agent reads.
 	ledger, ok := coverage.Load(v.j.ws.Internal)
@@ -97,11 +93,7 @@ func (v *View) CoverageOf(saved []reqstore.Entry) (coverage.Report, error) {
 		ledger = coverage.New(nil)
 		replay(ledger, transcript.Messages(recs))
 	}
-	man, err := v.j.Manifest()
-	if err != nil {
-		return coverage.Report{}, err
-	}
-	return ledger.Measure(man, coverage.Cited(saved), info.InputNames()), nil
+	return v.j.measure(ledger, coverage.Cited(saved))
 }
 
 // openEvents opens the events file for reading, through the job folder's

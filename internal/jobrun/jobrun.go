@@ -335,7 +335,7 @@ func (r *run) conclude(out agent.Outcome) Outcome {
 		// A budget is not a failure: what exists so far becomes the output.
 		note := fmt.Sprintf("Partial result: the job stopped before completion (%s). Continue it with `%s`.", out.Reason, o.Resume)
 		var cov *output.Coverage
-		if m, err := r.coverage.measure(); err == nil {
+		if m, err := r.job.Coverage(); err == nil {
 			note = fmt.Sprintf("Partial result: the job stopped before completion (%s); coverage: %s. Continue it with `%s`.", out.Reason, m, o.Resume)
 			cov = m.Summary()
 		}
