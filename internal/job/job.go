@@ -39,7 +39,9 @@ type Job struct {
 	journal *transcript.Writer
 
 	// mu serialises the operations that change the coverage ledger and
-	// read what it is measured against.
+	// read what it is measured against. The ledger is read from the folder
+	// when first needed (ledgerLocked): a View measures the one on disk,
+	// and a run rebuilds it from the transcript.
 	mu     sync.Mutex
 	ledger *coverage.Ledger
 }
@@ -63,9 +65,7 @@ func Open(root, id string) (*Job, error) {
 }
 
 func of(ws *workspace.Job) *Job {
-	j := &Job{ID: ws.ID, Dir: ws.Dir, ws: ws, plan: planner.New(ws, nil), reqs: reqstore.Open(ws), journal: transcript.NewWriter(ws)}
-	j.ledger, _ = coverage.Load(ws.Internal)
-	return j
+	return &Job{ID: ws.ID, Dir: ws.Dir, ws: ws, plan: planner.New(ws, nil), reqs: reqstore.Open(ws), journal: transcript.NewWriter(ws)}
 }
 
 // Lock takes the job's lock: one process changes a job at a time.
