@@ -105,7 +105,8 @@ func (c Config) minCoverage() float64 {
 // Start is what a reporter learns when the agent starts.
 type Start struct {
 	// View is the job as readers see it, for a reporter that reads its
-	// plan or requirements; the run closes it.
+	// plan or requirements. It is Config.Job's: the reporter does not close
+	// it, whoever opened the job does, after Run.
 	View      *job.View
 	Resumed   bool
 	Model     string
