@@ -88,8 +88,9 @@ func (j *Job) Files() *workspace.Files { return j.ws.Files }
 // Workspace is the job's folder for the parts of the program that work on
 // its raw files: extraction and chunking write input/ and chunks/, the
 // search index reads every file, context management saves oversized
-// results under .agent/results/. None of them reads or writes the state
-// this package owns.
+// results under .agent/results/. None of them changes the state this
+// package owns; context management's brief reads the last lines of
+// progress.md and the names in the folders through it.
 func (j *Job) Workspace() *workspace.Job { return j.ws }
 
 // Plan is the job's plan (plan.json, progress.md): its operations are
