@@ -74,14 +74,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 }
 
 func runResume(ctx context.Context, o *runOptions) error {
-	if err := checkJobID(o.jobID); err != nil {
-		return err
-	}
-	root, err := o.root()
-	if err != nil {
-		return err
-	}
-	job, err := openJob(root, o.jobID)
+	job, err := o.openJob(o.jobID)
 	if err != nil {
 		return err
 	}

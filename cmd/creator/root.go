@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"creator/internal/job"
 	"creator/workspace"
 )
 
@@ -121,15 +120,6 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// openJob opens the job id under the workspace root, to run, resume or
-// change it.
-func openJob(root, id string) (*job.Job, error) {
-	if err := checkJobID(id); err != nil {
-		return nil, err
-	}
-	return job.Open(root, id)
-}
-
 // checkJobID refuses a missing or malformed --job.
 func checkJobID(id string) error {
 	if id == "" {
@@ -139,16 +129,6 @@ func checkJobID(id string) error {
 		return usageErrorf("%v", err)
 	}
 	return nil
-}
-
-// openJob opens a job by id under the workspace root, for the commands
-// that change it (publish, review).
-func (g *globalOptions) openJob(id string) (*job.Job, error) {
-	root, err := g.jobRoot(id)
-	if err != nil {
-		return nil, err
-	}
-	return openJob(root, id)
 }
 
 // completeJobs makes the shell complete --job with the ids of the jobs under

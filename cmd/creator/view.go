@@ -23,3 +23,14 @@ func (g *globalOptions) openView(id string) (*job.View, error) {
 	}
 	return job.OpenView(root, id)
 }
+
+// openJob opens a job by id under the workspace root to change it: resume
+// runs it, publish records its publication, review amends its
+// requirements.
+func (g *globalOptions) openJob(id string) (*job.Job, error) {
+	root, err := g.jobRoot(id)
+	if err != nil {
+		return nil, err
+	}
+	return job.Open(root, id)
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"creator/internal/coverage"
 	"creator/internal/output"
 	"creator/planner"
 	"creator/workspace"
@@ -31,7 +32,13 @@ func TestCheck(t *testing.T) {
 	t.Parallel()
 	job := newJob(t)
 	pl := planner.New(job, nil)
-	c := Checker{Plan: pl.Load, Output: outputOf(job)}
+	// The coverage, which lists every saved requirement, is measured only
+	// once the plan and the output are done: not at every step before.
+	measured := 0
+	c := Checker{Plan: pl.Load, Output: outputOf(job), MinCoverage: 1, Coverage: func() (coverage.Report, error) {
+		measured++
+		return coverage.Report{Chunks: 1, Read: 1, Cited: 1}, nil
+	}}
 	missing := func(want ...string) {
 		t.Helper()
 		st, err := c.Check()
@@ -59,7 +66,13 @@ func TestCheck(t *testing.T) {
 	os.WriteFile(filepath.Join(job.Dir, "output", "requirements.json"), []byte(valid), 0o644)
 	missing("task 2")
 	pl.Complete(2, "")
+	if measured != 0 {
+		t.Errorf("coverage measured %d times before the plan and the output were done", measured)
+	}
 	missing() // complete: every task done and the output valid
+	if measured != 1 {
+		t.Errorf("coverage measured %d times once the plan and the output were done, want 1", measured)
+	}
 }
 
 // outputOf reads a job's output/requirements.json, as the job's owner does.

@@ -33,36 +33,42 @@ func (e refusal) Is(target error) bool { return target == e.kind }
 // error for one says which lines are unread.
 var ErrNotRead = coverage.ErrNotRead
 
-// Coverage measures how far the job's documents are covered, from its
-// files.
+// Coverage measures how far the job's documents are covered: its ledger
+// against the chunk manifest, the chunks the saved requirements cite and
+// the documents of job.json. It is the measure that decides.
 func (j *Job) Coverage() (coverage.Report, error) {
+	cited, err := j.Cited()
+	if err != nil {
+		return coverage.Report{}, err
+	}
+	j.mu.Lock()
+	ledger := j.ledgerLocked()
+	j.mu.Unlock()
+	return j.measure(ledger, cited)
+}
+
+// measure measures a ledger against the job's chunk manifest and
+// documents and the chunks cited: Coverage with the job's ledger,
+// View.Coverage with the one on disk.
+func (j *Job) measure(ledger *coverage.Ledger, cited map[string]bool) (coverage.Report, error) {
 	info, err := j.Info()
 	if err != nil {
 		return coverage.Report{}, err
 	}
-	saved, err := j.reqs.List()
-	if err != nil {
-		return coverage.Report{}, err
-	}
-	return j.coverageWith(info.InputNames(), coverage.Cited(saved))
-}
-
-func (j *Job) coverageWith(documents []string, cited map[string]bool) (coverage.Report, error) {
 	man, err := j.Manifest()
 	if err != nil {
 		return coverage.Report{}, err
 	}
-	return j.MeasureWith(man, cited, documents), nil
+	return ledger.Measure(man, cited, info.InputNames()), nil
 }
 
 // MeasureWith measures the ledger against a manifest, the chunks cited
 // and the documents as the caller last read them: the figures a progress
-// display keeps up between calls without reading the folder. Coverage is
-// the measure that decides.
+// display keeps up between calls without reading the folder.
 func (j *Job) MeasureWith(man document.Manifest, cited map[string]bool, documents []string) coverage.Report {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.ledger.Measure(man, cited, documents)
+	return j.ledgerLocked().Measure(man, cited, documents)
 }
 
 // Cited are the chunks the saved requirements cite.
@@ -74,12 +80,13 @@ func (j *Job) Cited() (map[string]bool, error) {
 	return coverage.Cited(saved), nil
 }
 
-// Ledger is a copy of the coverage ledger's account of each chunk file,
-// by file (chunks/chunk_003.md).
-func (j *Job) Ledger() map[string]coverage.Entry {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.ledger.Entries()
+// ledgerLocked is the job's coverage ledger, read from the folder the
+// first time it is needed. j.mu is held.
+func (j *Job) ledgerLocked() *coverage.Ledger {
+	if j.ledger == nil {
+		j.ledger, _ = coverage.Load(j.ws.Internal)
+	}
+	return j.ledger
 }
 
 // Manifest reads the chunk manifest; none yet is an empty one.
@@ -102,7 +109,7 @@ func (j *Job) RebuildCoverage(msgs []llm.Message) error {
 func (j *Job) NoteRead(lines tools.FileLines) (bool, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if !noteRead(j.ledger, lines) {
+	if !noteRead(j.ledgerLocked(), lines) {
 		return false, nil
 	}
 	return true, j.ledger.Save()
@@ -125,7 +132,7 @@ func (j *Job) DeclareEmpty(chunk, reason string) (tools.DeclaredEmpty, error) {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	err = j.ledger.Declare(mc.File, reason)
+	err = j.ledgerLocked().Declare(mc.File, reason)
 	if errors.Is(err, coverage.ErrNotRead) {
 		e, _ := j.ledger.Entry(mc.File)
 		return tools.DeclaredEmpty{}, refusal{ErrNotRead, fmt.Sprintf("%s is not read in full yet (%s): read it with read_file(path=%q) first, then declare it empty if it holds no requirement", mc.ID, e.Unread(), mc.File)}

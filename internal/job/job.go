@@ -39,7 +39,9 @@ type Job struct {
 	journal *transcript.Writer
 
 	// mu serialises the operations that change the coverage ledger and
-	// read what it is measured against.
+	// read what it is measured against. The ledger is read from the folder
+	// when first needed (ledgerLocked): a View measures the one on disk,
+	// and a run rebuilds it from the transcript.
 	mu     sync.Mutex
 	ledger *coverage.Ledger
 }
@@ -63,9 +65,7 @@ func Open(root, id string) (*Job, error) {
 }
 
 func of(ws *workspace.Job) *Job {
-	j := &Job{ID: ws.ID, Dir: ws.Dir, ws: ws, plan: planner.New(ws, nil), reqs: reqstore.Open(ws), journal: transcript.NewWriter(ws)}
-	j.ledger, _ = coverage.Load(ws.Internal)
-	return j
+	return &Job{ID: ws.ID, Dir: ws.Dir, ws: ws, plan: planner.New(ws, nil), reqs: reqstore.Open(ws), journal: transcript.NewWriter(ws)}
 }
 
 // Lock takes the job's lock: one process changes a job at a time.
@@ -88,8 +88,9 @@ func (j *Job) Files() *workspace.Files { return j.ws.Files }
 // Workspace is the job's folder for the parts of the program that work on
 // its raw files: extraction and chunking write input/ and chunks/, the
 // search index reads every file, context management saves oversized
-// results under .agent/results/. None of them reads or writes the state
-// this package owns.
+// results under .agent/results/. None of them changes the state this
+// package owns; context management's brief reads the last lines of
+// progress.md and the names in the folders through it.
 func (j *Job) Workspace() *workspace.Job { return j.ws }
 
 // Plan is the job's plan (plan.json, progress.md): its operations are

@@ -7,9 +7,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"creator/internal/coverage"
@@ -84,10 +82,6 @@ func (v *View) Coverage() (coverage.Report, error) {
 
 // CoverageOf is Coverage with the saved requirements as Saved read them.
 func (v *View) CoverageOf(saved []reqstore.Entry) (coverage.Report, error) {
-	info, err := v.Info()
-	if err != nil {
-		return coverage.Report{}, err
-	}
 	// The ledger is read now, not when the view was opened: the process
 	// that runs the job writes it as the agent reads.
 	ledger, ok := coverage.Load(v.j.ws.Internal)
@@ -99,16 +93,16 @@ func (v *View) CoverageOf(saved []reqstore.Entry) (coverage.Report, error) {
 		ledger = coverage.New(nil)
 		replay(ledger, transcript.Messages(recs))
 	}
-	man, err := v.j.Manifest()
-	if err != nil {
-		return coverage.Report{}, err
-	}
-	return ledger.Measure(man, coverage.Cited(saved), info.InputNames()), nil
+	return v.j.measure(ledger, coverage.Cited(saved))
 }
+
+// openEvents opens the events file for reading, through the job folder's
+// sandbox as every read of the folder.
+func (v *View) openEvents() (fs.File, error) { return v.j.ws.FS().Open(telemetry.File) }
 
 // LastEvent is the job's last event, from the end of its events file.
 func (v *View) LastEvent() (telemetry.Event, bool) {
-	f, err := os.Open(filepath.Join(v.Dir, filepath.FromSlash(telemetry.File)))
+	f, err := v.openEvents()
 	if err != nil {
 		return telemetry.Event{}, false
 	}
@@ -118,9 +112,13 @@ func (v *View) LastEvent() (telemetry.Event, bool) {
 	if err != nil {
 		return telemetry.Event{}, false
 	}
+	ra, ok := f.(io.ReaderAt) // the folder's files are *os.File
+	if !ok {
+		return telemetry.Event{}, false
+	}
 	off := max(0, fi.Size()-tail)
 	buf := make([]byte, fi.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+	if _, err := ra.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
 		return telemetry.Event{}, false
 	}
 	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
@@ -135,7 +133,7 @@ func (v *View) LastEvent() (telemetry.Event, bool) {
 
 // LastPublication is the job's last publish event, if any.
 func (v *View) LastPublication() (telemetry.Event, bool) {
-	f, err := os.Open(filepath.Join(v.Dir, filepath.FromSlash(telemetry.File)))
+	f, err := v.openEvents()
 	if err != nil {
 		return telemetry.Event{}, false
 	}

@@ -30,7 +30,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	r.coverage = cov
 	a := &agent.Agent{
 		Model:      cfg.Model,
-		Completion: donecheck.Checker{Plan: r.planner.Load, Output: r.job.ReadOutput, Coverage: cov.measure, MinCoverage: cfg.minCoverage()},
+		Completion: donecheck.Checker{Plan: r.planner.Load, Output: r.job.ReadOutput, Coverage: r.job.Coverage, MinCoverage: cfg.minCoverage()},
 		Journal:    r.job,
 		System:     templates.SystemPrompt,
 		Limits:     cfg.limits(),
@@ -51,7 +51,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	docs := tools.DocumentFiles{Files: r.ws.Files, Own: r.ws.Internal, Inputs: info.Inputs, Extracted: cfg.Extracted}
 	all := append(tools.WorkspaceTools(r.job.Files()), tools.PlanningTools(r.planner, stats, nil)...)
 	all = append(all, tools.DocumentTools(docs, counter)...)
-	all = append(all, tools.RequirementTools(r.job.Requirements(), cov.measure)...)
+	all = append(all, tools.RequirementTools(r.job.Requirements(), r.job.Coverage)...)
 	all = append(all, tools.CoverageTools(r.job)...)
 	all = append(all, tools.SearchTools(r.job.Files(), searcher)...)
 	toolset, err := toolsOf(all, cfg)

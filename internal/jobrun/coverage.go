@@ -19,8 +19,8 @@ const DefaultMinCoverage = 1.0
 // and tells the reporter how far the coverage has come. The figures it
 // reports are the job's ledger measured against the manifest and the
 // citations as the calls went, kept up without reading the folder; the
-// completion check and finalize_output measure from the files
-// (job.Coverage).
+// completion check and finalize_output call job.Coverage, which reads the
+// manifest and the citations from the files again.
 type coverageWatch struct {
 	job       *job.Job
 	documents []string
@@ -47,11 +47,6 @@ func openCoverage(j *job.Job, recs []transcript.Record, documents []string, repo
 		return nil, err
 	}
 	return w, nil
-}
-
-// measure measures the coverage from the job's files.
-func (w *coverageWatch) measure() (coverage.Report, error) {
-	return w.job.Coverage()
 }
 
 func (w *coverageWatch) ModelCalled(agent.ModelCall) {}

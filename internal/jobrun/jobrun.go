@@ -105,7 +105,8 @@ func (c Config) minCoverage() float64 {
 // Start is what a reporter learns when the agent starts.
 type Start struct {
 	// View is the job as readers see it, for a reporter that reads its
-	// plan or requirements; the run closes it.
+	// plan or requirements. It is Config.Job's: the reporter does not close
+	// it, whoever opened the job does, after Run.
 	View      *job.View
 	Resumed   bool
 	Model     string
@@ -335,7 +336,7 @@ func (r *run) conclude(out agent.Outcome) Outcome {
 		// A budget is not a failure: what exists so far becomes the output.
 		note := fmt.Sprintf("Partial result: the job stopped before completion (%s). Continue it with `%s`.", out.Reason, o.Resume)
 		var cov *output.Coverage
-		if m, err := r.coverage.measure(); err == nil {
+		if m, err := r.job.Coverage(); err == nil {
 			note = fmt.Sprintf("Partial result: the job stopped before completion (%s); coverage: %s. Continue it with `%s`.", out.Reason, m, o.Resume)
 			cov = m.Summary()
 		}

@@ -186,7 +186,7 @@ func (p *Display) Stop() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.job = nil // the run's, which closes it
+	p.job = nil // the run's job, closed by whoever opened it
 	if p.shown {
 		fmt.Fprint(p.out, "\r\x1b[K")
 		p.shown = false
