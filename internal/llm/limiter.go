@@ -141,3 +141,16 @@ func (l *Limiter) Stats() LimiterStats {
 	return LimiterStats{Limit: l.limit, Max: l.max, Holders: l.holders, Waiting: len(l.queue),
 		PeakHolders: l.peak, Decreases: l.decreases}
 }
+
+// statusOr is what a Limiter is told of an attempt: ok when it did not
+// fail, else its HTTP status, or 0 (neither success nor rate limit) for no
+// answer or a failed one with a 2xx status (an unreadable body, say).
+func (f *failure) statusOr(ok int) int {
+	switch {
+	case f == nil:
+		return ok
+	case f.status >= 200 && f.status < 300:
+		return 0
+	}
+	return f.status
+}
