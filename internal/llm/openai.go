@@ -53,6 +53,9 @@ type ClientConfig struct {
 	// them. The retry window ends when the clock or the waits pass it.
 	Sleep func(ctx context.Context, d time.Duration) error
 	Now   func() time.Time
+	// Limiter, when set, gates every attempt: a place is held from sending
+	// to the answer, not during the wait before a retry. Nil: no gate.
+	Limiter *Limiter
 }
 
 // defaultBaseURL is the server when none is configured.
@@ -153,7 +156,12 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 	var waited time.Duration
 	for attempt := 1; ; attempt++ {
 		send := c.sendReasoning.Load()
+		release, err := c.cfg.Limiter.Acquire(ctx)
+		if err != nil {
+			return Response{}, err
+		}
 		resp, f := c.attempt(ctx, c.request(req, send))
+		release(f.statusOr(http.StatusOK))
 		if f == nil {
 			c.answered.Store(true)
 			resp.Attempts = attempt
