@@ -116,6 +116,22 @@ func chunkText(k int) string {
 	return b.String()
 }
 
+// overflowOnce makes the model server answer the first request of a long
+// conversation (over 20 messages) with the context-length error of server
+// (window 0: one that does not state it). The count it returns is read
+// under the model's lock.
+func (e *env) overflowOnce(server string, window int) *int {
+	overflowed := 0
+	e.model.fault = func(r fakellm.Request) (fakellm.Reply, bool) {
+		if overflowed == 0 && len(r.Messages) > 20 {
+			overflowed++
+			return fakellm.ContextError(server, window), true
+		}
+		return fakellm.Reply{}, false
+	}
+	return &overflowed
+}
+
 func newEnv(t *testing.T, cfg compaction.Config, steps []fakellm.Reply) *env {
 	t.Helper()
 	base := t.TempDir()
@@ -637,22 +653,15 @@ func TestOverflowSummarisesAndRetries(t *testing.T) {
 	t.Parallel()
 	// Thresholds out of reach: only the server's answer starts a summary.
 	e := newEnv(t, compaction.Config{SummarizeAt: 100000, ContextWindow: 200000}, readingJob(10))
-	overflowed := 0
-	e.model.fault = func(r fakellm.Request) (fakellm.Reply, bool) {
-		if overflowed == 0 && len(r.Messages) > 20 {
-			overflowed++
-			// A message without the window: the thresholds stay as they are.
-			return fakellm.ContextError("Ollama", 0), true
-		}
-		return fakellm.Reply{}, false
-	}
+	// A message without the window: the thresholds stay as they are.
+	overflowed := e.overflowOnce("Ollama", 0)
 	a, cm := e.agent(t)
 	out, err := a.Start(context.Background(), llm.Message{Content: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.model.mu.Lock()
-	n, next := overflowed, e.model.next
+	n, next := *overflowed, e.model.next
 	e.model.mu.Unlock()
 	if n != 1 {
 		t.Fatalf("the server overflowed %d times", n)
@@ -818,14 +827,7 @@ func TestPromptCountsToolsSentNow(t *testing.T) {
 func TestOverflowLearnsTheWindow(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, compaction.Config{SummarizeAt: 100000, ContextWindow: 200000}, readingJob(10))
-	overflowed := 0
-	e.model.fault = func(r fakellm.Request) (fakellm.Reply, bool) {
-		if overflowed == 0 && len(r.Messages) > 20 {
-			overflowed++
-			return fakellm.ContextError("SGLang", 9000), true
-		}
-		return fakellm.Reply{}, false
-	}
+	e.overflowOnce("SGLang", 9000)
 	a, cm := e.agent(t)
 	var learned []int
 	cm.OnContextWindow = func(n int) { learned = append(learned, n) }
