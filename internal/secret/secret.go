@@ -79,9 +79,6 @@ func (r *Redactor) Apply(data []byte) []byte {
 	return data
 }
 
-// String is Apply for text.
-func (r *Redactor) String(s string) string { return string(r.Apply([]byte(s))) }
-
 // Writer returns a writer that redacts what is written to w. Each Write
 // is redacted on its own, so a secret split over two writes is not found:
 // it suits writers that are given whole lines or messages.
