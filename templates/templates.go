@@ -1,5 +1,6 @@
 // Package templates holds the agent's prompts: the guide copied into every
-// new job as instructions.md, and the system prompt.
+// new job as instructions.md, the system prompt, and the system prompt of
+// the sub-agents.
 package templates
 
 import _ "embed"
@@ -14,3 +15,10 @@ var Instructions []byte
 //
 //go:embed system.md
 var SystemPrompt string
+
+// SubagentPrompt is the system prompt of a sub-agent that analyses one
+// chunk (analyze_chunks). It is the same for every chunk of every job, so
+// a server caches it once for all of them.
+//
+//go:embed subagent.md
+var SubagentPrompt string

@@ -1,6 +1,10 @@
 package tools
 
-import "creator/planner"
+import (
+	"strings"
+
+	"creator/planner"
+)
 
 // The data some tools give with their text (llm.ToolResult.Data). A
 // program that reads the conversation decodes it from the tool message's
@@ -65,6 +69,9 @@ type SavedRequirement struct {
 	ID        string `json:"id"`
 	File      string `json:"file"`
 	Duplicate bool   `json:"duplicate,omitempty"`
+	// Staged: kept for its chunk's commit, which gives the id; ID is
+	// provisional.
+	Staged bool `json:"staged,omitempty"`
 	// Chunks are the chunks its citations name.
 	Chunks []string `json:"chunks,omitempty"`
 }
@@ -90,4 +97,72 @@ type UncoveredChunk struct {
 // holding another id), in the order of its message.
 type FinalizeRefused struct {
 	Broken []string `json:"broken"`
+}
+
+// KindChunkAssignment marks the first message of a sub-agent (its data is
+// a ChunkAssignment).
+const KindChunkAssignment = "chunk_assignment"
+
+// ChunkAssignment is a sub-agent's first message as data: the one chunk it
+// analyses, given whole, and the main agent's guidance.
+type ChunkAssignment struct {
+	Document string `json:"document"`
+	Chunk    string `json:"chunk"` // chunk_003
+	Section  string `json:"section,omitempty"`
+	// Index is the chunk's place among the chunks of its document, from
+	// 1; Of is how many the document has.
+	Index int    `json:"index"`
+	Of    int    `json:"of"`
+	Note  string `json:"note,omitempty"`
+	// Text is the chunk file, every line of it (lines are not cut as
+	// read_file cuts them): the read the coverage ledger records.
+	Text FileLines `json:"text"`
+}
+
+// Content is the chunk file as the assignment gives it.
+func (a ChunkAssignment) Content() string {
+	if len(a.Text.Lines) == 0 {
+		return ""
+	}
+	return strings.Join(a.Text.Lines, "\n") + "\n"
+}
+
+// LinesOf splits a file's content into lines as read_file counts them,
+// without cutting long ones.
+func LinesOf(rel, content string) FileLines {
+	fl := FileLines{Path: rel, First: 1, Lines: []string{}}
+	for line := range strings.Lines(content) {
+		fl.Lines = append(fl.Lines, strings.ToValidUTF8(strings.TrimRight(line, "\r\n"), "\uFFFD"))
+	}
+	fl.Total = len(fl.Lines)
+	return fl
+}
+
+// AnalyzedChunks is analyze_chunks's data: one row per chunk asked for,
+// in the document's order.
+type AnalyzedChunks struct {
+	Chunks []ChunkRow `json:"chunks"`
+}
+
+// Outcomes of a chunk in analyze_chunks's table.
+const (
+	ChunkSaved  = "saved"  // requirements saved (committed) for it
+	ChunkEmpty  = "empty"  // declared empty
+	ChunkFailed = "failed" // not accounted for: Error says why
+	ChunkBefore = "before" // accounted for by an earlier call: not sent again
+)
+
+// ChunkRow is what became of one chunk.
+type ChunkRow struct {
+	Chunk  string `json:"chunk"`
+	Status string `json:"status"`
+	// IDs are the requirements saved for the chunk; Duplicates counts
+	// those that repeated a requirement saved before.
+	IDs        []string `json:"ids,omitempty"`
+	Duplicates int      `json:"duplicates,omitempty"`
+	Empty      string   `json:"empty,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	// Cited are the chunks the saved requirements cite.
+	Cited    []string `json:"cited,omitempty"`
+	Requests int      `json:"requests,omitempty"`
 }

@@ -41,23 +41,42 @@ type RequirementStore interface {
 	Finalize(partialNote string, cov *output.Coverage) (reqstore.Result, error)
 }
 
+// RequirementSaver checks and keeps requirements: the job's store, or a
+// sub-agent's staging of its chunk's saves.
+type RequirementSaver interface {
+	// Save checks a requirement and keeps it, unless it repeats one kept
+	// before.
+	Save(draft requirement.Record) (reqstore.Saved, error)
+}
+
 // RequirementTools returns save_requirement and finalize_output over the
 // job's requirement store. measure, when not nil, measures the coverage of
 // the documents, which finalize_output reports.
 func RequirementTools(store RequirementStore, measure func() (coverage.Report, error)) []Tool {
-	r := &reqTools{store: store, measure: measure}
+	r := &reqTools{saver: store, store: store, measure: measure}
+	return []Tool{
+		r.saveTool(),
+		FuncResult("finalize_output", "Check every saved requirement again and build output/requirements.json (ordered by source position), output/summary.md and output/requirements.csv. Reports the problems instead if any requirement is invalid.", r.finalize),
+	}
+}
+
+// SaveTool returns save_requirement alone, over saver: a sub-agent's,
+// with the main agent's schema and checks.
+func SaveTool(saver RequirementSaver) Tool {
+	return (&reqTools{saver: saver}).saveTool()
+}
+
+func (r *reqTools) saveTool() Tool {
 	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[reqType]():     enum(requirement.Types),
 		reflect.TypeFor[reqCategory](): enum(requirement.Categories),
 		reflect.TypeFor[reqPriority](): enum(requirement.Priorities),
 	}}
-	return []Tool{
-		FuncResultWith("save_requirement", "Save one requirement. Each citation's quote must be copied exactly from the cited chunk (whitespace and words divided at line ends may differ); it is checked, and the page is taken from the chunk. Writes requirements/req_NNN/final.json and returns the id; saving the same requirement again returns its existing id.", opts, r.save),
-		FuncResult("finalize_output", "Check every saved requirement again and build output/requirements.json (ordered by source position), output/summary.md and output/requirements.csv. Reports the problems instead if any requirement is invalid.", r.finalize),
-	}
+	return FuncResultWith("save_requirement", "Save one requirement. Each citation's quote must be copied exactly from the cited chunk (whitespace and words divided at line ends may differ); it is checked, and the page is taken from the chunk. Writes requirements/req_NNN/final.json and returns the id; saving the same requirement again returns its existing id.", opts, r.save)
 }
 
 type reqTools struct {
+	saver   RequirementSaver
 	store   RequirementStore
 	measure func() (coverage.Report, error)
 }
@@ -89,19 +108,25 @@ func (r *reqTools) save(ctx context.Context, a saveArgs) (llm.ToolResult, error)
 	for _, c := range a.Citations {
 		draft.Citations = append(draft.Citations, requirement.Citation{Document: c.Document, Chunk: c.Chunk, Page: c.Page, Quote: c.Quote})
 	}
-	saved, err := r.store.Save(draft)
+	saved, err := r.saver.Save(draft)
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
-	data := SavedRequirement{ID: saved.ID, File: saved.File, Duplicate: saved.Duplicate}
+	data := SavedRequirement{ID: saved.ID, File: saved.File, Duplicate: saved.Duplicate, Staged: saved.Staged}
 	for _, c := range saved.Record.Citations {
 		data.Chunks = append(data.Chunks, c.Chunk)
 	}
-	if saved.Duplicate {
+	switch {
+	case saved.Duplicate && saved.Staged:
+		return llm.ToolResult{Text: fmt.Sprintf("already saved as %s in this chunk; nothing changed", saved.ID), Data: data}, nil
+	case saved.Duplicate:
 		return llm.ToolResult{Text: fmt.Sprintf("already saved as %s (%s); nothing changed", saved.ID, saved.File), Data: data}, nil
 	}
 	rec := saved.Record
 	msg := fmt.Sprintf("saved %s (%s): %s, %s, %s", rec.ID, saved.File, rec.Type, rec.Category, rec.Priority)
+	if saved.Staged {
+		msg = fmt.Sprintf("saved as %s (its REQ id is given when the chunk is done): %s, %s, %s", saved.ID, rec.Type, rec.Category, rec.Priority)
+	}
 	for _, c := range rec.Citations {
 		if c.Page > 0 {
 			msg += fmt.Sprintf("; quote found in %s on page %d", c.Chunk, c.Page)

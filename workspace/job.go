@@ -78,6 +78,10 @@ type Settings struct {
 	// SendReasoning sends the model's reasoning text back to the server;
 	// the client may have learned it from the server's errors.
 	SendReasoning bool `json:"send_reasoning,omitempty"`
+	// Parallel is how many sub-agents analyse chunks at once
+	// (analyze_chunks); 0 leaves every chunk to the main agent. A job
+	// recorded without it ran before sub-agents existed: 0.
+	Parallel *int `json:"parallel,omitempty"`
 }
 
 // Usage counts what the job has consumed so far.

@@ -36,10 +36,11 @@ func corpusPath(t *testing.T, name string) string {
 
 // runBuiltin runs a job with the built-in model (no endpoint configured)
 // and returns its folder.
-func runBuiltin(t *testing.T, doc, id string) string {
+func runBuiltin(t *testing.T, doc, id string, flags ...string) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "ws")
-	code, _, stderr := cli(t, "run", "--workspace", root, "--job", id, "--quiet", doc)
+	args := append([]string{"run", "--workspace", root, "--job", id, "--quiet"}, flags...)
+	code, _, stderr := cli(t, append(args, doc)...)
 	if code != 0 {
 		t.Fatalf("creator run %s: exit %d\n%s", filepath.Base(doc), code, stderr)
 	}
@@ -209,14 +210,15 @@ func TestBuiltinNIST80063B(t *testing.T) {
 }
 
 // TestBuiltinNIST80053 runs the 237-page standard with the default context
-// settings: the job completes, and clearings and a summary keep the prompt
-// under the summary threshold plus one step.
+// settings and the main agent reading every chunk (--parallel 0): the job
+// completes, and clearings and a summary keep the prompt under the summary
+// threshold plus one step.
 func TestBuiltinNIST80053(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("a whole job")
 	}
-	dir := runBuiltin(t, corpusPath(t, "NIST.SP.800-53r3.pdf"), "sp53")
+	dir := runBuiltin(t, corpusPath(t, "NIST.SP.800-53r3.pdf"), "sp53", "--parallel", "0")
 	recs, err := transcript.Load(openDir(t, dir))
 	if err != nil {
 		t.Fatal(err)

@@ -21,12 +21,16 @@ import (
 	"creator/workspace"
 )
 
+// MaxParallel bounds --parallel: more sub-agents than this only queue at
+// the server.
+const MaxParallel = 64
+
 func (o *runOptions) settings(baseURL string) workspace.Settings {
 	s := workspace.Settings{
 		MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, MaxCost: o.maxCost, ContextWindow: o.contextWindow,
 		SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults, Tokenizer: o.tokenizer,
 		PriceIn: o.priceIn, PriceOut: o.priceOut, MinCoverage: o.minCoverage, AllTools: o.allTools,
-		SendReasoning: o.sendReasoning,
+		SendReasoning: o.sendReasoning, Parallel: &o.parallel,
 	}
 	if baseURL != "" {
 		s.BaseURL = llm.SafeURL(baseURL)
@@ -114,6 +118,14 @@ func (o *runOptions) inherit(s workspace.Settings) {
 	override(o, "min-coverage", &o.minCoverage, s.MinCoverage)
 	override(o, "all-tools", &o.allTools, s.AllTools)
 	override(o, "send-reasoning", &o.sendReasoning, s.SendReasoning)
+	if !o.changed("parallel") {
+		// A job recorded without the number ran before sub-agents: its
+		// main agent reads the chunks.
+		o.parallel = 0
+		if s.Parallel != nil {
+			o.parallel = *s.Parallel
+		}
+	}
 	fill(o, "max-cost", &o.maxCost, s.MaxCost)
 	fill(o, "price-in", &o.priceIn, s.PriceIn)
 	fill(o, "price-out", &o.priceOut, s.PriceOut)
@@ -154,6 +166,8 @@ func (o *runOptions) checkContextFlags() error {
 		return usageErrorf("--request-timeout must be at least 1s, not %s", o.requestTimeout)
 	case o.retryFor < 0:
 		return usageErrorf("--retry-for cannot be negative, not %s", o.retryFor)
+	case o.parallel < 0 || o.parallel > MaxParallel:
+		return usageErrorf("--parallel is how many sub-agents work at once, 0 to %d, not %d", MaxParallel, o.parallel)
 	case o.minCoverage <= 0 || o.minCoverage > 1:
 		return usageErrorf("--min-coverage is the share of chunks that must be covered, more than 0 and at most 1, not %g", o.minCoverage)
 	case o.maxCost < 0 || o.priceIn < 0 || o.priceOut < 0:

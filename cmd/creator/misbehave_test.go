@@ -116,7 +116,8 @@ func TestSavedResultsBelongToTheirCall(t *testing.T) {
 	var root string
 	e := newJobEnv(t, fakellm.KimiIDs(builtinOverHTTP(&root)))
 	root = e.root
-	code, _, stderr := cli(t, e.args("run", "--job", "k", "--request-timeout", "5s", "--context-window", "2000", path)...)
+	// The main agent reads the chunks itself (--parallel 0).
+	code, _, stderr := cli(t, e.args("run", "--job", "k", "--parallel", "0", "--request-timeout", "5s", "--context-window", "2000", path)...)
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, tail(stderr, 3000))
 	}

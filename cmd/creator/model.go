@@ -67,8 +67,14 @@ func (o *runOptions) client(m modelChoice) llm.Model {
 	if retryFor == 0 {
 		retryFor = -1 // no retries
 	}
+	var gate *llm.Limiter
+	if o.parallel > 0 {
+		// Never more than --parallel requests in flight for the job, fewer
+		// while the server answers 429 or 503.
+		gate = llm.NewLimiter(o.parallel)
+	}
 	return llm.NewClient(llm.ClientConfig{BaseURL: m.baseURL, APIKey: m.apiKey, Model: m.name, SendReasoning: o.sendReasoning,
-		BaseDelay: o.retryBaseDelay, Timeout: o.requestTimeout, RetryFor: retryFor, Sleep: o.retrySleep})
+		BaseDelay: o.retryBaseDelay, Timeout: o.requestTimeout, RetryFor: retryFor, Sleep: o.retrySleep, Limiter: gate})
 }
 
 // serverAdvice is what to do about a model server that failed the job:

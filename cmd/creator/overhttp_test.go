@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"creator/internal/job"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -49,15 +50,46 @@ func withJobData(root string, r fakellm.Request) []llm.Message {
 			}
 			continue
 		}
-		if sameConversation(conv.Messages, r.Messages) {
-			out := append([]llm.Message(nil), r.Messages...)
-			for i := range out {
-				out[i].Data = conv.Messages[i].Data
+		if out, ok := withDataOf(conv.Messages, r.Messages); ok {
+			return out
+		}
+	}
+	// A sub-agent's conversation: its transcript's last attempt.
+	subs, _ := filepath.Glob(filepath.Join(root, "*", filepath.FromSlash(job.SubagentDir), "*.jsonl"))
+	for _, file := range subs {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		recs, err := transcript.Parse(bytes.NewReader(data))
+		if err != nil {
+			continue
+		}
+		for i := len(recs) - 1; i >= 0; i-- {
+			if recs[i].Type == transcript.TypeResume {
+				recs = recs[i+1:]
+				break
 			}
+		}
+		conv, _ := agent.Rebuild(recs)
+		if out, ok := withDataOf(conv.Messages, r.Messages); ok {
 			return out
 		}
 	}
 	return r.Messages
+}
+
+// withDataOf gives the messages sent the data of conv's, when they are
+// the same conversation.
+func withDataOf(conv, sent []llm.Message) ([]llm.Message, bool) {
+	if !sameConversation(conv, sent) {
+		return nil, false
+	}
+	out := append([]llm.Message(nil), sent...)
+	for i := range out {
+		out[i].Data = conv[i].Data
+	}
+	return out, true
 }
 
 // sameConversation reports whether sent is the conversation as the client

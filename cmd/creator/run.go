@@ -36,6 +36,7 @@ type runOptions struct {
 	keepToolResults int
 	minCoverage     float64
 	allTools        bool
+	parallel        int
 	tokenizer       string
 	requestTimeout  time.Duration
 	retryFor        time.Duration
@@ -61,6 +62,7 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.IntVar(&o.summarizeAt, "summarize-at", compaction.DefaultSummarizeAt, "summarise older turns when the prompt passes this many tokens")
 	f.IntVar(&o.keepToolResults, "keep-tool-results", compaction.DefaultKeepToolResults, "number of recent tool results kept whole in the prompt")
 	f.Float64Var(&o.minCoverage, "min-coverage", jobrun.DefaultMinCoverage, "share of the chunks that must be covered (read in full, and cited or declared empty) before the job can complete, e.g. 0.95")
+	f.IntVar(&o.parallel, "parallel", envCount(o.factory, "CREATOR_PARALLEL", jobrun.DefaultParallel), "sub-agents that analyse chunks at once, each with a fresh context, and the most model requests in flight (env CREATOR_PARALLEL); 0: the main agent reads every chunk itself. A resume keeps the job's number unless given")
 	f.BoolVar(&o.allTools, "all-tools", false, "send every tool definition with every request instead of the core tools and those the model found with search_tools")
 	f.StringVar(&o.tokenizer, "tokenizer", o.envString("CREATOR_TOKENIZER", tokens.DefaultEncoding), "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
 	f.DurationVar(&o.requestTimeout, "request-timeout", envNumber(o.factory, "CREATOR_REQUEST_TIMEOUT", 10*time.Minute, time.ParseDuration), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
@@ -82,6 +84,14 @@ func (f *factory) envString(name, def string) string {
 // envNumber reads a positive number from the environment, else def.
 func envNumber[T int | float64 | time.Duration](f *factory, name string, def T, parse func(string) (T, error)) T {
 	if v, err := parse(f.getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// envCount reads a count from the environment, zero included, else def.
+func envCount(f *factory, name string, def int) int {
+	if v, err := strconv.Atoi(strings.TrimSpace(f.getenv(name))); err == nil && v >= 0 {
 		return v
 	}
 	return def

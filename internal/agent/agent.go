@@ -74,6 +74,9 @@ type Observer interface {
 
 // ModelCall describes one finished model call.
 type ModelCall struct {
+	// Agent is the agent that made it: "" for the main agent, the chunk
+	// for a sub-agent.
+	Agent        string
 	Step         int
 	Model        string
 	Usage        llm.Usage
@@ -90,6 +93,7 @@ type ModelCall struct {
 
 // ToolCall describes one finished tool call, or one that did not run.
 type ToolCall struct {
+	Agent     string // as in ModelCall
 	Step      int
 	Name      string
 	Arguments string
@@ -125,6 +129,9 @@ type Limits struct {
 	MaxSteps  int
 	MaxTokens int64
 	MaxCost   float64 // US dollars, by the agent's Price
+	// MaxOwnSteps limits this agent's own model calls (a sub-agent's),
+	// where MaxSteps counts the job's.
+	MaxOwnSteps int
 }
 
 // StopKind says why the loop ended.
@@ -189,8 +196,25 @@ type Agent struct {
 	Now    func() time.Time
 	// Price returns what a call cost in US dollars; nil counts nothing.
 	Price func(model string, u llm.Usage) float64
+	// Meter, when set, counts the calls of every agent of the job: the
+	// limits and the figures reported are its totals. Nil counts this
+	// agent's calls only.
+	Meter *Meter
+	// Label names the agent in what observers hear ("" for the main
+	// agent).
+	Label string
 
+	// totals count this agent's own calls; its steps number them.
 	totals Totals
+}
+
+// jobTotals are the figures the limits apply to: the job's with a Meter,
+// else this agent's.
+func (a *Agent) jobTotals() Totals {
+	if a.Meter != nil {
+		return a.Meter.Totals()
+	}
+	return a.totals
 }
 
 func (a *Agent) now() time.Time {
@@ -301,15 +325,18 @@ type run struct {
 
 // checkLimits stops the loop at an interruption or a budget.
 func (a *Agent) checkLimits(ctx context.Context) (Outcome, bool) {
+	t := a.jobTotals()
 	switch {
 	case ctx.Err() != nil:
 		return Outcome{Kind: Interrupted, Reason: "interrupted"}, true
-	case a.Limits.MaxSteps > 0 && a.totals.Steps >= a.Limits.MaxSteps:
+	case a.Limits.MaxSteps > 0 && t.Steps >= a.Limits.MaxSteps:
 		return Outcome{Kind: StepLimit, Reason: fmt.Sprintf("the step limit of %d was reached", a.Limits.MaxSteps)}, true
-	case a.Limits.MaxTokens > 0 && a.totals.Tokens() >= a.Limits.MaxTokens:
+	case a.Limits.MaxTokens > 0 && t.Tokens() >= a.Limits.MaxTokens:
 		return Outcome{Kind: TokenLimit, Reason: fmt.Sprintf("the token budget of %d was reached", a.Limits.MaxTokens)}, true
-	case a.Limits.MaxCost > 0 && a.totals.CostUSD >= a.Limits.MaxCost:
-		return Outcome{Kind: CostLimit, Reason: fmt.Sprintf("the cost budget of $%.2f was reached ($%.2f spent)", a.Limits.MaxCost, a.totals.CostUSD)}, true
+	case a.Limits.MaxCost > 0 && t.CostUSD >= a.Limits.MaxCost:
+		return Outcome{Kind: CostLimit, Reason: fmt.Sprintf("the cost budget of $%.2f was reached ($%.2f spent)", a.Limits.MaxCost, t.CostUSD)}, true
+	case a.Limits.MaxOwnSteps > 0 && a.totals.Steps >= a.Limits.MaxOwnSteps:
+		return Outcome{Kind: StepLimit, Reason: fmt.Sprintf("its limit of %d model calls was reached", a.Limits.MaxOwnSteps)}, true
 	}
 	return Outcome{}, false
 }
@@ -363,6 +390,10 @@ func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, laten
 		cost = a.Price(a.Model.Name(), resp.Usage)
 		a.totals.CostUSD += cost
 	}
+	job := a.totals
+	if a.Meter != nil {
+		job = a.Meter.add(resp.Usage, cost)
+	}
 	ans := take(resp, step, r.names, r.ids)
 	conv.Messages = append(conv.Messages, ans.msg)
 	if err := a.Journal.Append(transcript.Record{Type: transcript.TypeMessage, Step: step, Message: &ans.msg,
@@ -377,8 +408,8 @@ func (a *Agent) record(conv *Conversation, resp llm.Response, counted int, laten
 		return step, ans, err
 	}
 	if a.Observer != nil {
-		a.Observer.ModelCalled(ModelCall{Step: step, Model: a.Model.Name(), Usage: usage, Counted: counted, Cost: cost, Latency: latency,
-			FinishReason: resp.FinishReason, Attempts: resp.Attempts, ToolCalls: len(ans.msg.ToolCalls), Totals: a.totals,
+		a.Observer.ModelCalled(ModelCall{Agent: a.Label, Step: step, Model: a.Model.Name(), Usage: usage, Counted: counted, Cost: cost, Latency: latency,
+			FinishReason: resp.FinishReason, Attempts: resp.Attempts, ToolCalls: len(ans.msg.ToolCalls), Totals: job,
 			Content: resp.Content, Reasoning: resp.Reasoning})
 	}
 	return step, ans, nil
@@ -464,7 +495,7 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 	}
 	r.repeats.record(key, tc, step, result, outcome, err != nil, repeat)
 	if a.Observer != nil {
-		a.Observer.ToolCalled(ToolCall{Step: step, Name: tc.Name, Arguments: tc.Arguments, Duration: took, Err: err, Result: raw, Data: res.Data, Notes: taken.notes, Repeat: repeat})
+		a.Observer.ToolCalled(ToolCall{Agent: a.Label, Step: step, Name: tc.Name, Arguments: tc.Arguments, Duration: took, Err: err, Result: raw, Data: res.Data, Notes: taken.notes, Repeat: repeat})
 	}
 	return result, llm.MessageData{Kind: kind, Failed: err != nil, Value: llm.ValueOf(res.Data)}
 }
@@ -484,7 +515,7 @@ func (a *Agent) invoke(ctx context.Context, tc llm.ToolCall, r *run) (res llm.To
 
 func (a *Agent) observeNotRun(step int, tc llm.ToolCall, taken takenCall) {
 	if a.Observer != nil {
-		a.Observer.ToolCalled(ToolCall{Step: step, Name: tc.Name, Arguments: tc.Arguments, Err: errors.New(strings.TrimPrefix(taken.problem, "error: ")), Notes: taken.notes, NotRun: true})
+		a.Observer.ToolCalled(ToolCall{Agent: a.Label, Step: step, Name: tc.Name, Arguments: tc.Arguments, Err: errors.New(strings.TrimPrefix(taken.problem, "error: ")), Notes: taken.notes, NotRun: true})
 	}
 }
 
@@ -573,7 +604,7 @@ func (a *Agent) addTool(conv *Conversation, step int, tc llm.ToolCall, result st
 }
 
 func (a *Agent) stop(kind StopKind, reason string) (Outcome, error) {
-	out := Outcome{Kind: kind, Reason: reason, Totals: a.totals}
+	out := Outcome{Kind: kind, Reason: reason, Totals: a.jobTotals()}
 	note := kind.String()
 	if reason != "" && reason != note {
 		note += ": " + reason
@@ -587,8 +618,8 @@ func (a *Agent) modelFailed(err error) (Outcome, error) {
 	return out, jerr
 }
 
-// Totals are the job's figures so far.
-func (a *Agent) Totals() Totals { return a.totals }
+// Totals are the job's figures so far: the Meter's when there is one.
+func (a *Agent) Totals() Totals { return a.jobTotals() }
 
 // reminder is the message sent when an answer has no tool call before the
 // job is complete. It says why, when the answer was cut off at the output

@@ -92,15 +92,37 @@ func (j *Job) ledgerLocked() *coverage.Ledger {
 // Manifest reads the chunk manifest; none yet is an empty one.
 func (j *Job) Manifest() (document.Manifest, error) { return coverage.Manifest(j.ws.Internal) }
 
-// RebuildCoverage makes the ledger what the conversation says was read and
+// RebuildCoverage makes the ledger what the conversations say was read and
 // declared empty, and writes it: what the agent read is in the transcript
 // even when a kill came before the ledger was written. A run calls it with
-// the conversation it resumes (none for a new job).
+// the conversation it resumes (none for a new job). The sub-agents'
+// reads are in their transcripts, and the chunks they declared empty in
+// the outcomes committed.
 func (j *Job) RebuildCoverage(msgs []llm.Message) error {
+	subs, err := j.SubagentTranscripts()
+	if err != nil {
+		return err
+	}
+	outcomes, err := j.ChunkOutcomes()
+	if err != nil {
+		return err
+	}
+	man, err := j.Manifest()
+	if err != nil {
+		return err
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.ledger = coverage.New(j.ws.Internal)
+	for _, lines := range subagentReads(subs) {
+		noteRead(j.ledger, lines)
+	}
 	replay(j.ledger, msgs)
+	for _, o := range outcomes {
+		if mc, ok := man.Find(o.Chunk); ok && o.State == ChunkCommitted && o.Empty != "" {
+			_ = j.ledger.Declare(mc.File, o.Empty)
+		}
+	}
 	return j.ledger.Save()
 }
 
@@ -125,10 +147,7 @@ func (j *Job) DeclareEmpty(chunk, reason string) (tools.DeclaredEmpty, error) {
 	}
 	mc, ok := man.Lookup(chunk)
 	if !ok {
-		if len(man.Chunks) == 0 {
-			return tools.DeclaredEmpty{}, refusal{ErrNoChunk, fmt.Sprintf("chunk %q does not exist: there are no chunks yet; split the document with chunk_document first", chunk)}
-		}
-		return tools.DeclaredEmpty{}, refusal{ErrNoChunk, fmt.Sprintf("chunk %q does not exist; the chunks are %s to %s", chunk, man.Chunks[0].ID, man.Chunks[len(man.Chunks)-1].ID)}
+		return tools.DeclaredEmpty{}, noChunk(chunk, man.Chunks)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -143,6 +162,14 @@ func (j *Job) DeclareEmpty(chunk, reason string) (tools.DeclaredEmpty, error) {
 		return tools.DeclaredEmpty{}, err
 	}
 	return tools.DeclaredEmpty{Chunk: mc.ID, File: mc.File, Reason: reason}, nil
+}
+
+// noChunk is the refusal of a chunk name the manifest does not know.
+func noChunk(chunk string, chunks []document.ManifestChunk) error {
+	if len(chunks) == 0 {
+		return refusal{ErrNoChunk, fmt.Sprintf("chunk %q does not exist: there are no chunks yet; split the document with chunk_document first", chunk)}
+	}
+	return refusal{ErrNoChunk, fmt.Sprintf("chunk %q does not exist; the chunks are %s to %s", chunk, chunks[0].ID, chunks[len(chunks)-1].ID)}
 }
 
 // noteRead records lines read of a chunk file in a ledger.

@@ -50,6 +50,9 @@ func (v *View) Holder() (pid int, held bool) { return v.j.Holder() }
 // Info reads job.json.
 func (v *View) Info() (workspace.Info, error) { return v.j.Info() }
 
+// ChunkOutcomes reads the outcomes of the chunks sub-agents worked on.
+func (v *View) ChunkOutcomes() ([]ChunkOutcome, error) { return v.j.ChunkOutcomes() }
+
 // Plan reads the plan; planner.ErrNoPlan when there is none.
 func (v *View) Plan() (planner.Plan, error) { return v.j.plan.Load() }
 

@@ -23,6 +23,11 @@ import (
 // the transcript and context management, around the model.
 func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info workspace.Info) error {
 	cfg := r.cfg
+	// A commit of a sub-agent's chunk that a kill cut off is finished
+	// before anything reads the requirements or the ledger.
+	if err := r.job.FinishCommits(); err != nil {
+		return err
+	}
 	cov, err := openCoverage(r.job, cfg.Transcript, info.InputNames(), r.report)
 	if err != nil {
 		return err
@@ -54,6 +59,10 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	all = append(all, tools.RequirementTools(r.job.Requirements(), r.job.Coverage)...)
 	all = append(all, tools.CoverageTools(r.job)...)
 	all = append(all, tools.SearchTools(r.job.Files(), searcher)...)
+	if n := cfg.parallel(); n > 0 {
+		r.fanout = &fanout{r: r, parallel: n, searcher: searcher, price: a.Price}
+		all = append(all, tools.AnalyzeTools(r.fanout)...)
+	}
 	toolset, err := toolsOf(all, cfg)
 	if err != nil {
 		return err
@@ -71,7 +80,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	cm.OnContextWindow = r.learnedWindow
 	a.Hook = cm
 	a.Observer = observers{usage, cov, r.report, r.events}
-	r.agent, r.context = a, cm
+	r.agent, r.context, r.usage = a, cm, usage
 	return nil
 }
 
@@ -150,6 +159,7 @@ func (Silent) PlanChanged(planner.Event)          {}
 func (Silent) Compacted(compaction.Event)         {}
 func (Silent) Stop()                              {}
 func (Silent) CoverageChanged(coverage.Report)    {}
+func (Silent) ChunksChanged(ChunkProgress)        {}
 
 // ceilCents rounds a dollar amount up to whole cents.
 func ceilCents(v float64) float64 { return math.Ceil(100*v) / 100 }

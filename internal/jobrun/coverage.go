@@ -84,6 +84,18 @@ func (w *coverageWatch) ToolCalled(c agent.ToolCall) {
 	}
 }
 
+// committed takes in a sub-agent's chunk committed: the chunks its
+// requirements cite, and the ledger, which may hold its declaration.
+func (w *coverageWatch) committed(cited []string) {
+	w.mu.Lock()
+	for _, ch := range cited {
+		w.cited[ch] = true
+	}
+	r := w.job.MeasureWith(w.manifest, w.cited, w.documents)
+	w.mu.Unlock()
+	w.report.CoverageChanged(r)
+}
+
 // started reports the coverage the run starts with.
 func (w *coverageWatch) started() {
 	w.mu.Lock()

@@ -93,6 +93,15 @@ func (c Config) tokenizer() string {
 	return c.Settings.Tokenizer
 }
 
+// parallel is how many sub-agents analyse chunks at once; 0 leaves the
+// chunks to the main agent (no analyze_chunks).
+func (c Config) parallel() int {
+	if c.Settings.Parallel == nil {
+		return 0
+	}
+	return max(*c.Settings.Parallel, 0)
+}
+
 // minCoverage is the share of chunks that must be covered before the job
 // can complete.
 func (c Config) minCoverage() float64 {
@@ -130,6 +139,9 @@ type Reporter interface {
 	Compacted(compaction.Event)
 	// CoverageChanged tells how far the documents are covered.
 	CoverageChanged(coverage.Report)
+	// ChunksChanged tells how far an analyze_chunks call has come; it is
+	// called from the sub-agents' goroutines.
+	ChunksChanged(ChunkProgress)
 	Stop()
 }
 
@@ -181,6 +193,10 @@ type run struct {
 	agent    *agent.Agent
 	context  *compaction.Manager
 	coverage *coverageWatch
+	usage    *usageRecorder
+	fanout   *fanout // nil without sub-agents
+	// meter counts the model calls of the main agent and its sub-agents.
+	meter    *agent.Meter
 	resuming bool
 }
 
@@ -271,13 +287,21 @@ func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
 	}
 	_ = r.planner.Log(fmt.Sprintf("job %s with model %s", verb, cfg.ModelName))
 	conv, startTotals := agent.Rebuild(cfg.Transcript)
+	jobTotals, err := r.subagentTotals(startTotals)
+	if err != nil {
+		return Outcome{}, err
+	}
+	r.meter = agent.NewMeter(jobTotals)
+	r.agent.Meter = r.meter
+	if r.fanout != nil {
+		r.fanout.meter = r.meter
+	}
 	r.events.JobStarted(cfg.ModelName, r.resuming, startTotals.Steps, cfg.Settings)
-	r.report.Started(Start{View: r.job.View(), Resumed: r.resuming, Model: cfg.ModelName, Info: info, Totals: startTotals,
+	r.report.Started(Start{View: r.job.View(), Resumed: r.resuming, Model: cfg.ModelName, Info: info, Totals: jobTotals,
 		Context: r.context.Config(), Priced: cfg.Priced, Price: cfg.Price, Tokenizer: cfg.tokenizer()})
 	r.coverage.started()
 
 	var out agent.Outcome
-	var err error
 	first := firstMessage(r.job.ID, info)
 	if r.resuming {
 		out, err = r.agent.ResumeRebuilt(ctx, conv, startTotals, first)
@@ -294,6 +318,20 @@ func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
 	o.Context = r.context.Stats()
 	r.events.JobFinished(string(o.Status), o.Exit, out.Reason, out.Totals)
 	return o, nil
+}
+
+// subagentTotals adds the model calls of the job's sub-agents, from their
+// transcripts, to the main agent's.
+func (r *run) subagentTotals(main agent.Totals) (agent.Totals, error) {
+	subs, err := r.job.SubagentTranscripts()
+	if err != nil {
+		return main, err
+	}
+	t := main
+	for _, recs := range subs {
+		t = t.Plus(agent.StepTotals(recs))
+	}
+	return t, nil
 }
 
 // firstMessage opens the conversation: the job and its input files, also

@@ -42,9 +42,13 @@ type View struct {
 	// exists); absent when there are none.
 	Review *requirement.Tally `json:"review,omitempty"`
 	// Coverage is how far the documents are covered.
-	Coverage  *coverage.Report `json:"coverage,omitempty"`
-	CreatedAt time.Time        `json:"created_at"`
-	UpdatedAt time.Time        `json:"updated_at"`
+	Coverage *coverage.Report `json:"coverage,omitempty"`
+	// Chunks counts the chunks: all of them, those covered, those a
+	// sub-agent works on now and those whose sub-agent failed and that are
+	// not covered since; absent before the documents are chunked.
+	Chunks    *Chunks   `json:"chunks,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	// LastActivity is the time of the job's last event (a model or tool
 	// call, a task change), or UpdatedAt when there is none; LastEvent
 	// says what it was: "tool_call save_requirement".
@@ -71,6 +75,14 @@ func reviewOf(j *job.View, saved []reqstore.Entry, listErr error) *requirement.T
 type Publication struct {
 	Time time.Time `json:"time"`
 	telemetry.Publication
+}
+
+// Chunks are the chunk counts of status.
+type Chunks struct {
+	Total   int `json:"total"`
+	Done    int `json:"done"`
+	Running int `json:"running"`
+	Failed  int `json:"failed"`
 }
 
 type Limits struct {
@@ -168,6 +180,7 @@ func Of(j *job.View, withTasks bool) View {
 	if err == nil {
 		if r, err := j.CoverageOf(saved); err == nil {
 			v.Coverage = &r
+			v.Chunks = chunksOf(j, r, v.State == StateRunning)
 		}
 	}
 	v.LastActivity = v.UpdatedAt
@@ -182,6 +195,30 @@ func Of(j *job.View, withTasks bool) View {
 		v.ResumeHint = "creator resume --job " + j.ID
 	}
 	return v
+}
+
+// chunksOf counts the chunks of a coverage report and the sub-agents'
+// outcomes; running counts only while the job's process runs (a kill
+// leaves outcomes that say running).
+func chunksOf(j *job.View, r coverage.Report, running bool) *Chunks {
+	if r.Chunks == 0 {
+		return nil
+	}
+	c := &Chunks{Total: r.Chunks, Done: r.Covered()}
+	uncovered := map[string]bool{}
+	for _, g := range r.Gaps {
+		uncovered[g.ID] = true
+	}
+	outcomes, _ := j.ChunkOutcomes()
+	for _, o := range outcomes {
+		switch {
+		case o.State == job.ChunkRunning && running:
+			c.Running++
+		case o.State == job.ChunkFailed && uncovered[o.Chunk]:
+			c.Failed++
+		}
+	}
+	return c
 }
 
 // Resumable reports whether `creator resume` can continue a job in state.

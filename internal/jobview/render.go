@@ -66,6 +66,9 @@ func WriteStatus(w io.Writer, v View, now time.Time) error {
 	if c := v.Coverage; c != nil {
 		row("Coverage", "%s", c.Detail())
 	}
+	if c := v.Chunks; c != nil && (c.Running > 0 || c.Failed > 0) {
+		row("Chunks", "%d of %d done, %d being analysed by sub-agents, %d failed", c.Done, c.Total, c.Running, c.Failed)
+	}
 	if !v.CreatedAt.IsZero() {
 		row("Created", "%s", when(v.CreatedAt, now))
 		last := when(v.LastActivity, now)

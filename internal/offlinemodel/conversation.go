@@ -68,6 +68,7 @@ type facts struct {
 	cleanedUp        bool
 	processed        map[int]bool // chunks whose requirements a step announced and saved
 	summaryUpTo      int          // the last chunk a summary says was processed
+	canAnalyze       bool         // the request offers analyze_chunks
 	finals           []finalRound // the outputs finalize_output wrote, in order
 }
 

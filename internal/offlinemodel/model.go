@@ -55,11 +55,19 @@ func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 		return llm.Response{Content: text, FinishReason: "stop", Attempts: 1,
 			Usage: llm.Usage{PromptTokens: requestSize(req) / 4, CompletionTokens: len(text) / 4}}, nil
 	}
+	var text string
+	var calls []llm.ToolCall
+	var err error
 	st := readConversation(req.Messages)
-	// A tool not sent yet but findable with search_tools can be called by
-	// its exact name, which loads it.
-	st.canDeclare = offers(req.Tools, declareTool) || offers(req.Tools, "search_tools")
-	text, calls, err := m.next(st)
+	if len(req.Messages) > 0 && req.Messages[0].Data.Kind == tools.KindChunkAssignment {
+		text, calls, err = m.subagent(req)
+	} else {
+		// A tool not sent yet but findable with search_tools can be
+		// called by its exact name, which loads it.
+		st.canDeclare = offers(req.Tools, declareTool) || offers(req.Tools, "search_tools")
+		st.facts.canAnalyze = offers(req.Tools, tools.AnalyzeChunksName)
+		text, calls, err = m.next(st)
+	}
 	if err != nil {
 		return llm.Response{}, err
 	}
@@ -250,6 +258,7 @@ func (m *Model) decide(st *conversation) (string, []llm.ToolCall, error) {
 	var note string
 	extractDoc, isExtract := taskDoc(cur.Text, taskExtract)
 	chunkDoc, isChunk := taskDoc(cur.Text, taskChunk)
+	analyseDoc, analyseFirst, analyseLast, isAnalyse := analyseTask(cur.Text)
 	switch {
 	case cur.Text == taskRead:
 		s.done(fmt.Sprintf("read instructions.md; %d document(s) in input/: %s", len(f.inputs), strings.Join(f.inputs, ", ")))
@@ -260,6 +269,8 @@ func (m *Model) decide(st *conversation) (string, []llm.ToolCall, error) {
 		note = m.chunk(f, s, chunkDoc)
 	case cur.Text == taskProfile:
 		note = m.profile(st, f, s)
+	case isAnalyse:
+		note = m.analyse(st, f, s, analyseDoc, analyseFirst, analyseLast)
 	case groupRE.MatchString(cur.Text):
 		g := groupRE.FindStringSubmatch(cur.Text)
 		text, calls := m.workGroup(st, f, cur, atoi(g[1]), atoi(g[2]), s.calls)
@@ -333,10 +344,12 @@ func (m *Model) chunk(f *facts, s *taskStep, doc string) string {
 		s.add(call("chunk_document", map[string]any{"path": path}))
 		return "Splitting " + doc + " into chunks."
 	}
-	if f.lastChunkTask(s.task.Number) && !f.hasGroups() {
+	if f.lastChunkTask(s.task.Number) && !f.hasGroups() && !f.analysing() {
 		var tasks []string
 		for _, t := range f.plan {
-			if t.Text == taskFinalize {
+			if t.Text == taskFinalize && f.canAnalyze {
+				tasks = append(tasks, f.analyseTasks()...)
+			} else if t.Text == taskFinalize {
 				tasks = append(tasks, m.groupTasks(f)...)
 			}
 			tasks = append(tasks, t.Text)

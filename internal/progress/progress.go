@@ -59,12 +59,16 @@ type Display struct {
 	reqs        int
 	covered     int // chunks covered, of chunks
 	chunks      int
-	totals      agent.Totals
-	shown       bool // the live line is on the screen
-	lastDraw    time.Time
-	lastText    string
-	stopTicker  chan struct{}
-	tickerDone  chan struct{}
+	// fan is the analyze_chunks call under way; fanBase the requirements
+	// counted when it started.
+	fan        jobrun.ChunkProgress
+	fanBase    int
+	totals     agent.Totals
+	shown      bool // the live line is on the screen
+	lastDraw   time.Time
+	lastText   string
+	stopTicker chan struct{}
+	tickerDone chan struct{}
 }
 
 // New makes a display; it shows nothing until the run starts.
@@ -217,6 +221,9 @@ func (p *Display) line() string {
 	if p.chunks > 0 {
 		parts = append(parts, fmt.Sprintf("%d/%d chunks covered", p.covered, p.chunks))
 	}
+	if p.fan.Running > 0 {
+		parts = append(parts, humanize.Plural(p.fan.Running, "sub-agent")+" running")
+	}
 	parts = append(parts, humanize.Plural(p.reqs, "requirement"))
 	tokens := humanize.Int(p.totals.Tokens()) + " tokens"
 	if p.priced && p.totals.CostUSD > 0 {
@@ -252,9 +259,13 @@ func (p *Display) drawLocked(force bool) {
 func (p *Display) ModelCalled(c agent.ModelCall) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.step, p.totals = c.Step, c.Totals
+	p.step, p.totals = c.Totals.Steps, c.Totals
 	if p.verbose {
-		head := fmt.Sprintf("[step %d] %s prompt (%s counted) + %s completion tokens, %s", c.Step, humanize.Int(c.Usage.PromptTokens), humanize.Int(c.Counted), humanize.Int(c.Usage.CompletionTokens), c.Latency.Round(time.Millisecond))
+		who := fmt.Sprintf("step %d", c.Totals.Steps)
+		if c.Agent != "" {
+			who = fmt.Sprintf("%s, call %d", c.Agent, c.Step)
+		}
+		head := fmt.Sprintf("[%s] %s prompt (%s counted) + %s completion tokens, %s", who, humanize.Int(c.Usage.PromptTokens), humanize.Int(c.Counted), humanize.Int(c.Usage.CompletionTokens), c.Latency.Round(time.Millisecond))
 		if c.Usage.CachedTokens > 0 {
 			head += fmt.Sprintf(", %s cached", humanize.Int(c.Usage.CachedTokens))
 		}
@@ -274,7 +285,7 @@ func (p *Display) ToolCalled(c agent.ToolCall) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// Counting the saves spares a folder scan at every save.
-	if saved, ok := c.Data.(tools.SavedRequirement); ok && c.Err == nil && !c.Repeat && !saved.Duplicate {
+	if saved, ok := c.Data.(tools.SavedRequirement); ok && c.Err == nil && !c.Repeat && !saved.Duplicate && !saved.Staged {
 		p.reqs++
 	}
 	if p.verbose {
@@ -295,6 +306,21 @@ func (p *Display) Compacted(e compaction.Event) {
 	if p.verbose {
 		p.printLocked(fmt.Sprintf("[step %d] context %s: %s → %s tokens (%s)", p.step, e.Kind, humanize.Int(e.Before), humanize.Int(e.After), e.Note))
 	}
+	p.drawLocked(false)
+}
+
+// ChunksChanged shows the sub-agents at work and counts the requirements
+// their chunks committed.
+func (p *Display) ChunksChanged(c jobrun.ChunkProgress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fan.Total == 0 && c.Total > 0 {
+		p.fanBase = p.reqs
+	}
+	if c.Total > 0 {
+		p.reqs = p.fanBase + c.Saved
+	}
+	p.fan = c
 	p.drawLocked(false)
 }
 

@@ -64,6 +64,10 @@ type Saved struct {
 	// Duplicate is set when nothing was written because the requirement
 	// repeats Ref.
 	Duplicate bool
+	// Staged is set when the requirement is kept for a later commit,
+	// which gives its id; Ref.ID is then a provisional one and Ref.File
+	// is empty.
+	Staged bool
 	// Record is the requirement as stored (as checked, for a duplicate).
 	Record requirement.Record
 	// Corrections say which citation fields were stored otherwise than
@@ -103,11 +107,7 @@ type Correction struct {
 func (s *Store) Save(draft requirement.Record) (Saved, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, err := tidy(draft)
-	if err != nil {
-		return Saved{}, err
-	}
-	corrections, err := s.checkCitations(&rec)
+	rec, corrections, err := s.checkLocked(draft)
 	if err != nil {
 		return Saved{}, err
 	}
@@ -123,11 +123,8 @@ func (s *Store) Save(draft requirement.Record) (Saved, error) {
 	rec.ID = fmt.Sprintf("REQ-%03d", n)
 	dir := fmt.Sprintf("req_%03d", n)
 	ref = Ref{ID: rec.ID, File: fileOf(dir)}
-	data, err := requirement.Marshal(rec)
+	data, err := requirement.Marshal(rec) // validated by checkLocked
 	if err != nil {
-		return Saved{}, err
-	}
-	if err := requirement.Validate(data); err != nil {
 		return Saved{}, err
 	}
 	if _, err := s.files.WriteFile(ref.File, data); err != nil {
@@ -140,6 +137,49 @@ func (s *Store) Save(draft requirement.Record) (Saved, error) {
 	s.maxN = n
 	return Saved{Ref: ref, Record: rec, Corrections: corrections}, nil
 }
+
+// Check checks a requirement as Save does and returns it as Save would
+// store it, without an id and without writing it: for saves staged before
+// they are given their ids (a sub-agent's, committed in the document's
+// order). Its Ref is empty and it is never a Duplicate.
+func (s *Store) Check(draft requirement.Record) (Saved, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, corrections, err := s.checkLocked(draft)
+	if err != nil {
+		return Saved{}, err
+	}
+	return Saved{Record: rec, Corrections: corrections}, nil
+}
+
+// checkLocked tidies a draft, checks its citations and validates it
+// against the schema; s.mu is held.
+func (s *Store) checkLocked(draft requirement.Record) (requirement.Record, []Correction, error) {
+	rec, err := tidy(draft)
+	if err != nil {
+		return rec, nil, err
+	}
+	corrections, err := s.checkCitations(&rec)
+	if err != nil {
+		return rec, nil, err
+	}
+	// Validated with a placeholder id: the schema wants one, the store
+	// gives the real one.
+	probe := rec
+	probe.ID = "REQ-000"
+	data, err := requirement.Marshal(probe)
+	if err != nil {
+		return rec, nil, err
+	}
+	if err := requirement.Validate(data); err != nil {
+		return rec, nil, err
+	}
+	return rec, corrections, nil
+}
+
+// SameRequirement reports whether two checked requirements are one: the
+// same text citing the same quotes, as Save finds duplicates.
+func SameRequirement(a, b requirement.Record) bool { return dedupKey(a) == dedupKey(b) }
 
 // tidy puts a draft's texts on one line, deduplicates its frameworks and
 // checks the fields the schema cannot explain well.

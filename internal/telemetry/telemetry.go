@@ -33,6 +33,9 @@ const (
 	TypeJobStarted    = "job_started"
 	TypeJobFinished   = "job_finished"
 	TypePublished     = "published"
+	// A sub-agent's work on one chunk (analyze_chunks).
+	TypeSubagentStarted  = "subagent_started"
+	TypeSubagentFinished = "subagent_finished"
 )
 
 // Event is any event, as read back: the union of the fields of all types.
@@ -40,6 +43,15 @@ type Event struct {
 	Type string    `json:"type"`
 	Time time.Time `json:"time"`
 	Step int       `json:"step,omitempty"`
+	// Chunk is the chunk of the sub-agent that made a call, and of a
+	// subagent_started or subagent_finished event.
+	Chunk string `json:"chunk,omitempty"`
+
+	// subagent_finished
+	Saved    int    `json:"saved,omitempty"`
+	Empty    string `json:"empty,omitempty"`
+	Requests int    `json:"requests,omitempty"`
+	Tokens   int64  `json:"tokens,omitempty"`
 
 	// llm_call
 	Model               string   `json:"model,omitempty"`
@@ -107,6 +119,7 @@ type (
 		Type                string   `json:"type"`
 		Time                string   `json:"time"`
 		Step                int      `json:"step"`
+		Chunk               string   `json:"chunk,omitempty"`
 		Model               string   `json:"model"`
 		PromptTokens        int      `json:"prompt_tokens"`
 		PromptTokensCounted int      `json:"prompt_tokens_counted"`
@@ -123,6 +136,7 @@ type (
 		Type         string          `json:"type"`
 		Time         string          `json:"time"`
 		Step         int             `json:"step"`
+		Chunk        string          `json:"chunk,omitempty"`
 		Tool         string          `json:"tool"`
 		Arguments    json.RawMessage `json:"arguments"`
 		DurationMS   int64           `json:"duration_ms"`
@@ -168,6 +182,23 @@ type (
 		TotalCompletion int64    `json:"total_completion_tokens"`
 		TotalCached     int64    `json:"total_cached_tokens"`
 		TotalCostUSD    *float64 `json:"total_cost_usd,omitempty"`
+	}
+	subagentStarted struct {
+		Type  string `json:"type"`
+		Time  string `json:"time"`
+		Step  int    `json:"step"`
+		Chunk string `json:"chunk"`
+	}
+	subagentFinished struct {
+		Type     string `json:"type"`
+		Time     string `json:"time"`
+		Step     int    `json:"step"`
+		Chunk    string `json:"chunk"`
+		Saved    int    `json:"saved"`
+		Empty    string `json:"empty,omitempty"`
+		Error    string `json:"error,omitempty"`
+		Requests int    `json:"requests"`
+		Tokens   int64  `json:"tokens"`
 	}
 	published struct {
 		Type         string `json:"type"`
@@ -244,9 +275,11 @@ func (r *Recorder) cost(v float64) *float64 {
 func (r *Recorder) ModelCalled(c agent.ModelCall) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.step = c.Step
+	if c.Agent == "" {
+		r.step = c.Step
+	}
 	r.write(llmCall{
-		Type: TypeLLMCall, Time: r.stamp(), Step: c.Step, Model: c.Model,
+		Type: TypeLLMCall, Time: r.stamp(), Step: c.Step, Chunk: c.Agent, Model: c.Model,
 		PromptTokens: c.Usage.PromptTokens, PromptTokensCounted: c.Counted, CachedTokens: c.Usage.CachedTokens,
 		CompletionTokens: c.Usage.CompletionTokens, LatencyMS: c.Latency.Milliseconds(),
 		FinishReason: c.FinishReason, Attempts: c.Attempts, ToolCalls: c.ToolCalls,
@@ -270,8 +303,26 @@ func (r *Recorder) ToolCalled(c agent.ToolCall) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.write(toolCall{Type: TypeToolCall, Time: r.stamp(), Step: c.Step, Tool: c.Name, Arguments: ShortenArguments(c.Arguments),
+	r.write(toolCall{Type: TypeToolCall, Time: r.stamp(), Step: c.Step, Chunk: c.Agent, Tool: c.Name, Arguments: ShortenArguments(c.Arguments),
 		DurationMS: c.Duration.Milliseconds(), Status: status, Error: msg, ResultTokens: tokens, Notes: c.Notes, Repeat: c.Repeat})
+}
+
+// SubagentStarted records that a sub-agent starts on a chunk, in the main
+// agent's step.
+func (r *Recorder) SubagentStarted(chunk string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.write(subagentStarted{Type: TypeSubagentStarted, Time: r.stamp(), Step: r.step, Chunk: chunk})
+}
+
+// SubagentFinished records how a sub-agent's work on a chunk ended: the
+// requirements it staged, the chunk declared empty, or the error that left
+// it unaccounted for, with its model calls and tokens.
+func (r *Recorder) SubagentFinished(chunk string, saved int, empty, errText string, requests int, tokens int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.write(subagentFinished{Type: TypeSubagentFinished, Time: r.stamp(), Step: r.step, Chunk: chunk, Saved: saved, Empty: empty,
+		Error: clip(errText, 500), Requests: requests, Tokens: tokens})
 }
 
 // Compaction records a clearing or summary of the conversation.

@@ -108,10 +108,17 @@ type Appender interface {
 }
 
 // Writer appends records to a job's transcript.
-type Writer struct{ to Appender }
+type Writer struct {
+	to   Appender
+	file string
+}
 
 // NewWriter returns a writer appending to the transcript of a job.
-func NewWriter(to Appender) *Writer { return &Writer{to: to} }
+func NewWriter(to Appender) *Writer { return &Writer{to: to, file: File} }
+
+// NewWriterAt returns a writer appending to the transcript at rel: a
+// sub-agent's.
+func NewWriterAt(to Appender, rel string) *Writer { return &Writer{to: to, file: rel} }
 
 // Append writes one record as a line and flushes it to disk.
 func (w *Writer) Append(r Record) error {
@@ -122,7 +129,7 @@ func (w *Writer) Append(r Record) error {
 	if err != nil {
 		return err
 	}
-	if err := w.to.AppendInternal(File, append(data, '\n')); err != nil {
+	if err := w.to.AppendInternal(w.file, append(data, '\n')); err != nil {
 		return fmt.Errorf("cannot write the transcript: %w", err)
 	}
 	return nil
@@ -135,8 +142,11 @@ type Reader interface {
 
 // Load reads a job's transcript. A missing transcript is empty. A last line
 // cut off by a crash is ignored; damage elsewhere is an error.
-func Load(from Reader) ([]Record, error) {
-	data, err := from.ReadInternal(File)
+func Load(from Reader) ([]Record, error) { return LoadAt(from, File) }
+
+// LoadAt reads the transcript at rel, as Load reads the job's.
+func LoadAt(from Reader, rel string) ([]Record, error) {
+	data, err := from.ReadInternal(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -1,0 +1,383 @@
+package jobrun
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"creator/internal/agent"
+	"creator/internal/job"
+	"creator/internal/llm"
+	"creator/templates"
+	"creator/tools"
+)
+
+// DefaultParallel is how many sub-agents analyse chunks at once when
+// --parallel is not given.
+const DefaultParallel = 4
+
+// MaxSubagentSteps bounds the model calls of one sub-agent: a chunk takes
+// one or two; more means the sub-agent is stuck, and its chunk is better
+// left to the main agent than paid for until the job's budget runs out.
+const MaxSubagentSteps = 12
+
+// fanout is analyze_chunks: it runs one sub-agent per chunk, at most
+// parallel at once, and commits their work in the document's order.
+type fanout struct {
+	r        *run
+	parallel int
+	searcher tools.Searcher
+	price    func(string, llm.Usage) float64
+	meter    *agent.Meter
+
+	// mu serialises analyze_chunks calls: the main agent makes one at a
+	// time, but the commits of one must not interleave with another's.
+	mu sync.Mutex
+	// running counts the sub-agents at work, for the progress display.
+	running, done, failed, total, saved int
+	countMu                             sync.Mutex
+}
+
+// chunkResult is what one sub-agent left.
+type chunkResult struct {
+	index   int
+	outcome job.ChunkOutcome
+	err     error // the job's files could not be written
+}
+
+// AnalyzeChunks implements tools.ChunkAnalyzer.
+func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string) (tools.AnalyzedChunks, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j := f.r.job
+	if err := j.FinishCommits(); err != nil {
+		return tools.AnalyzedChunks{}, err
+	}
+	ids, err := f.chunkList(chunks)
+	if err != nil {
+		return tools.AnalyzedChunks{}, err
+	}
+	if len(ids) == 0 {
+		return tools.AnalyzedChunks{}, fmt.Errorf("every chunk is covered already; nothing to analyse")
+	}
+	rows := make([]tools.ChunkRow, len(ids))
+	results := make(chan chunkResult, len(ids))
+	var todo []int
+	for i, id := range ids {
+		o, ok, err := j.ChunkOutcome(id)
+		if err != nil {
+			return tools.AnalyzedChunks{}, err
+		}
+		switch {
+		case ok && o.State == job.ChunkCommitted:
+			rows[i] = tools.ChunkRow{Chunk: id, Status: tools.ChunkBefore, IDs: o.IDs, Duplicates: o.Duplicates, Empty: o.Empty}
+			results <- chunkResult{index: i, outcome: o}
+		case ok && o.State == job.ChunkStaged:
+			// Finished before a kill or an interruption, waiting for
+			// the chunks before it: its work is committed in its turn.
+			results <- chunkResult{index: i, outcome: o}
+		default:
+			todo = append(todo, i)
+		}
+	}
+	f.setCounts(0, 0, 0, len(ids))
+
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(f.parallel, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				o, err := f.analyze(ctx, ids[i], note)
+				results <- chunkResult{index: i, outcome: o, err: err}
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for _, i := range todo {
+			select {
+			case work <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	// The reorder buffer: outcomes wait until every chunk before them is
+	// settled, then are committed in order.
+	pending := map[int]chunkResult{}
+	next := 0
+	var firstErr error
+	for res := range results {
+		pending[res.index] = res
+		for {
+			res, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			if res.err != nil && firstErr == nil {
+				firstErr = res.err
+			}
+			if rows[next].Status != tools.ChunkBefore {
+				rows[next] = f.settle(ids[next], res.outcome)
+			}
+			next++
+		}
+	}
+	// An interruption leaves later chunks unsettled: staged ones are
+	// committed by the next call, the rest are redone.
+	var done []tools.ChunkRow
+	for i := range next {
+		done = append(done, rows[i])
+	}
+	f.setCounts(0, 0, 0, 0)
+	if firstErr != nil {
+		return tools.AnalyzedChunks{Chunks: done}, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return tools.AnalyzedChunks{Chunks: done}, fmt.Errorf("interrupted after %d of %d chunks", next, len(ids))
+	}
+	return tools.AnalyzedChunks{Chunks: done}, nil
+}
+
+// chunkList is the chunks asked for, as manifest ids in the document's
+// order without repeats; none asked for is every chunk not covered yet.
+func (f *fanout) chunkList(asked []string) ([]string, error) {
+	j := f.r.job
+	man, err := j.Manifest()
+	if err != nil {
+		return nil, err
+	}
+	if len(man.Chunks) == 0 {
+		return nil, fmt.Errorf("there are no chunks yet; split the documents with chunk_document first")
+	}
+	want := map[string]bool{}
+	if len(asked) == 0 {
+		rep, err := j.Coverage()
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range rep.Gaps {
+			want[g.ID] = true
+		}
+	}
+	var unknown []string
+	for _, a := range asked {
+		mc, ok := man.Lookup(a)
+		if !ok {
+			unknown = append(unknown, fmt.Sprintf("%q", a))
+			continue
+		}
+		want[mc.ID] = true
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("no such chunk: %s; the chunks are %s to %s, and nothing was analysed", strings.Join(unknown, ", "), man.Chunks[0].ID, man.Chunks[len(man.Chunks)-1].ID)
+	}
+	var ids []string
+	for _, c := range man.Chunks {
+		if want[c.ID] {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids, nil
+}
+
+// analyze runs one sub-agent on a chunk and records how it ended. The
+// error is for the job's files; a sub-agent that failed is an outcome.
+func (f *fanout) analyze(ctx context.Context, chunk, note string) (job.ChunkOutcome, error) {
+	j := f.r.job
+	if err := ctx.Err(); err != nil {
+		return job.ChunkOutcome{Chunk: chunk, State: job.ChunkFailed, Error: "interrupted"}, nil
+	}
+	task, err := j.AssignChunk(chunk, note)
+	if err != nil {
+		return job.ChunkOutcome{}, err
+	}
+	staging, journal, err := j.StartChunk(task)
+	if err != nil {
+		return job.ChunkOutcome{}, err
+	}
+	f.r.events.SubagentStarted(chunk)
+	f.addRunning(1)
+	defer f.addRunning(-1)
+
+	reg, err := tools.NewRegistry(tools.SubagentTools(staging, staging, j.Files(), f.searcher)...)
+	if err != nil {
+		return job.ChunkOutcome{}, err
+	}
+	done := &chunkDone{staging: staging}
+	limits := f.r.cfg.limits()
+	limits.MaxOwnSteps = MaxSubagentSteps
+	a := &agent.Agent{
+		Model: f.r.cfg.Model, Tools: reg, Completion: done, Journal: journal,
+		Observer: observers{done, f.r.usage, f.r.report, f.r.events},
+		System:   templates.SubagentPrompt, Limits: limits, Price: f.price, Meter: f.meter, Label: chunk, Now: f.r.cfg.Now,
+	}
+	out, err := a.Start(ctx, assignmentMessage(task))
+	if err != nil {
+		return job.ChunkOutcome{}, err
+	}
+	stopped := ""
+	if out.Kind != agent.Completed {
+		stopped = out.Kind.String()
+		if out.Reason != "" && out.Reason != stopped {
+			stopped += ": " + out.Reason
+		}
+	}
+	o, err := staging.Finish(a.OwnTotals().Steps, stopped)
+	if err != nil {
+		return o, err
+	}
+	own := a.OwnTotals()
+	f.r.events.SubagentFinished(chunk, len(o.Records), o.Empty, errorOf(o), own.Steps, own.Tokens())
+	return o, nil
+}
+
+// errorOf is the error a failed outcome carries.
+func errorOf(o job.ChunkOutcome) string {
+	if o.State == job.ChunkFailed {
+		return o.Error
+	}
+	return ""
+}
+
+// settle commits a staged chunk, or reports why it is not accounted for.
+func (f *fanout) settle(chunk string, o job.ChunkOutcome) tools.ChunkRow {
+	row := tools.ChunkRow{Chunk: chunk, Requests: o.Requests}
+	if o.State != job.ChunkStaged {
+		row.Status, row.Error = tools.ChunkFailed, o.Error
+		if row.Error == "" {
+			row.Error = "not analysed"
+		}
+		f.count(false, 0)
+		return row
+	}
+	c, err := f.r.job.CommitChunk(chunk)
+	if err != nil {
+		row.Status, row.Error = tools.ChunkFailed, err.Error()
+		f.count(false, 0)
+		return row
+	}
+	row.IDs, row.Duplicates, row.Cited = c.IDs, c.Duplicates, c.Cited()
+	row.Status = tools.ChunkSaved
+	if len(c.Records) == 0 {
+		row.Status, row.Empty = tools.ChunkEmpty, c.Empty
+	}
+	f.r.coverage.committed(row.Cited)
+	f.count(true, len(row.IDs))
+	return row
+}
+
+func (f *fanout) setCounts(running, done, failed, total int) {
+	f.countMu.Lock()
+	f.running, f.done, f.failed, f.total, f.saved = running, done, failed, total, 0
+	p := f.progressLocked()
+	f.countMu.Unlock()
+	f.r.report.ChunksChanged(p)
+}
+
+func (f *fanout) addRunning(d int) {
+	f.countMu.Lock()
+	f.running += d
+	p := f.progressLocked()
+	f.countMu.Unlock()
+	f.r.report.ChunksChanged(p)
+}
+
+func (f *fanout) count(ok bool, saved int) {
+	f.countMu.Lock()
+	f.saved += saved
+	if ok {
+		f.done++
+	} else {
+		f.failed++
+	}
+	p := f.progressLocked()
+	f.countMu.Unlock()
+	f.r.report.ChunksChanged(p)
+}
+
+func (f *fanout) progressLocked() ChunkProgress {
+	return ChunkProgress{Total: f.total, Done: f.done, Running: f.running, Failed: f.failed, Saved: f.saved}
+}
+
+// ChunkProgress is how far an analyze_chunks call has come: its chunks,
+// those settled (committed, or failed), and the sub-agents at work.
+type ChunkProgress struct {
+	Total, Done, Running, Failed int
+	// Saved counts the requirements its commits saved so far.
+	Saved int
+}
+
+// assignmentMessage is a sub-agent's first message: where the chunk
+// stands, the main agent's guidance, then the chunk whole — last, so that
+// what every sub-agent of the job is sent alike comes first.
+func assignmentMessage(a tools.ChunkAssignment) llm.Message {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Document: %s (chunk %d of %d)\nChunk: %s (%s)\n", a.Document, a.Index, a.Of, a.Chunk, a.Text.Path)
+	if a.Section != "" {
+		fmt.Fprintf(&b, "Section: %s\n", a.Section)
+	}
+	if a.Note != "" {
+		fmt.Fprintf(&b, "\nGuidance from the main agent:\n%s\n", a.Note)
+	}
+	fmt.Fprintf(&b, "\nThe chunk, whole (%d lines):\n\n%s", a.Text.Total, a.Content())
+	return llm.Message{Role: llm.RoleUser, Content: b.String(), Data: llm.MessageData{Kind: tools.KindChunkAssignment, Value: llm.ValueOf(a)}}
+}
+
+// chunkDone is a sub-agent's completion check. The sub-agent is done
+// when an answer without a tool call finds its chunk accounted for, or at
+// once after an answer that accounted for it in which every call worked —
+// unless that answer made a single save: a model that saves one
+// requirement per answer has more to save, and is asked once more.
+type chunkDone struct {
+	staging *job.Staging
+
+	mu       sync.Mutex
+	calls    int  // the tool calls of the latest answer
+	failed   bool // one of them failed
+	declared bool // one of them declared the chunk empty
+}
+
+func (c *chunkDone) Check() (agent.CompletionStatus, error) {
+	c.mu.Lock()
+	calls, failed, declared := c.calls, c.failed, c.declared
+	c.mu.Unlock()
+	accounted := c.staging.Accounted()
+	switch {
+	case accounted && calls == 0:
+		return agent.CompletionStatus{Done: true}, nil
+	case accounted && !failed && (calls > 1 || declared):
+		return agent.CompletionStatus{Done: true}, nil
+	case failed:
+		return agent.CompletionStatus{Missing: []string{"fix the calls that failed, or answer without a tool call if nothing is left to save"}}, nil
+	case accounted:
+		return agent.CompletionStatus{Missing: []string{"save the chunk's other requirements, or answer without a tool call if there are none"}}, nil
+	}
+	return agent.CompletionStatus{Missing: []string{"save the chunk's requirements with save_requirement, citing it, or declare it empty with declare_chunk_empty"}}, nil
+}
+
+func (c *chunkDone) ModelCalled(m agent.ModelCall) {
+	c.mu.Lock()
+	c.calls, c.failed, c.declared = m.ToolCalls, false, false
+	c.mu.Unlock()
+}
+
+func (c *chunkDone) ToolCalled(t agent.ToolCall) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case t.Err != nil:
+		c.failed = true
+	case t.Name == "declare_chunk_empty" && !t.NotRun:
+		c.declared = true
+	}
+}
