@@ -142,6 +142,8 @@ func LinesOf(rel, content string) FileLines {
 // in the document's order.
 type AnalyzedChunks struct {
 	Chunks []ChunkRow `json:"chunks"`
+	// Notes say how chunk names were read ("chunk_001-chunk_004").
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Outcomes of a chunk in analyze_chunks's table.

@@ -80,6 +80,9 @@ func ChunkTable(res AnalyzedChunks) string {
 		b.WriteString(" — call analyze_chunks again for the failed ones, or read and cover them yourself")
 	}
 	b.WriteString("\n")
+	if len(res.Notes) > 0 {
+		b.WriteString("(" + strings.Join(res.Notes, "; ") + ")\n")
+	}
 	for _, r := range res.Chunks {
 		fmt.Fprintf(&b, "%s  %s\n", r.Chunk, rowText(r))
 	}

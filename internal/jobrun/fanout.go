@@ -3,10 +3,13 @@ package jobrun
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
 	"creator/internal/agent"
+	"creator/internal/document"
 	"creator/internal/job"
 	"creator/internal/llm"
 	"creator/templates"
@@ -54,7 +57,7 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 	if err := j.FinishCommits(); err != nil {
 		return tools.AnalyzedChunks{}, err
 	}
-	ids, err := f.chunkList(chunks)
+	ids, notes, err := f.chunkList(chunks)
 	if err != nil {
 		return tools.AnalyzedChunks{}, err
 	}
@@ -139,55 +142,90 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 		done = append(done, rows[i])
 	}
 	f.setCounts(0, 0, 0, 0)
+	res := tools.AnalyzedChunks{Chunks: done, Notes: notes}
 	if firstErr != nil {
-		return tools.AnalyzedChunks{Chunks: done}, firstErr
+		return res, firstErr
 	}
 	if err := ctx.Err(); err != nil {
-		return tools.AnalyzedChunks{Chunks: done}, fmt.Errorf("interrupted after %d of %d chunks", next, len(ids))
+		return res, fmt.Errorf("interrupted after %d of %d chunks", next, len(ids))
 	}
-	return tools.AnalyzedChunks{Chunks: done}, nil
+	return res, nil
 }
 
 // chunkList is the chunks asked for, as manifest ids in the document's
-// order without repeats; none asked for is every chunk not covered yet.
-func (f *fanout) chunkList(asked []string) ([]string, error) {
+// order without repeats; none asked for (or "all") is every chunk not
+// covered yet. A range ("chunk_001-chunk_010", "3 to 7") is its chunks;
+// notes say how such names were read.
+func (f *fanout) chunkList(asked []string) (ids, notes []string, err error) {
 	j := f.r.job
 	man, err := j.Manifest()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(man.Chunks) == 0 {
-		return nil, fmt.Errorf("there are no chunks yet; split the documents with chunk_document first")
+		return nil, nil, fmt.Errorf("there are no chunks yet; split the documents with chunk_document first")
 	}
 	want := map[string]bool{}
-	if len(asked) == 0 {
+	all := len(asked) == 0
+	var unknown []string
+	for _, a := range asked {
+		if mc, ok := man.Lookup(a); ok {
+			want[mc.ID] = true
+			continue
+		}
+		if everyChunkRE.MatchString(a) {
+			all = true
+			notes = append(notes, fmt.Sprintf("read %q as every chunk not covered yet", a))
+			continue
+		}
+		if from, to, ok := chunkRange(man, a); ok {
+			for _, c := range man.Chunks[from : to+1] {
+				want[c.ID] = true
+			}
+			notes = append(notes, fmt.Sprintf("read %q as %s to %s", a, man.Chunks[from].ID, man.Chunks[to].ID))
+			continue
+		}
+		unknown = append(unknown, fmt.Sprintf("%q", a))
+	}
+	if len(unknown) > 0 {
+		return nil, nil, fmt.Errorf("no such chunk: %s; the chunks are %s to %s, and nothing was analysed", strings.Join(unknown, ", "), man.Chunks[0].ID, man.Chunks[len(man.Chunks)-1].ID)
+	}
+	if all {
 		rep, err := j.Coverage()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, g := range rep.Gaps {
 			want[g.ID] = true
 		}
 	}
-	var unknown []string
-	for _, a := range asked {
-		mc, ok := man.Lookup(a)
-		if !ok {
-			unknown = append(unknown, fmt.Sprintf("%q", a))
-			continue
-		}
-		want[mc.ID] = true
-	}
-	if len(unknown) > 0 {
-		return nil, fmt.Errorf("no such chunk: %s; the chunks are %s to %s, and nothing was analysed", strings.Join(unknown, ", "), man.Chunks[0].ID, man.Chunks[len(man.Chunks)-1].ID)
-	}
-	var ids []string
 	for _, c := range man.Chunks {
 		if want[c.ID] {
 			ids = append(ids, c.ID)
 		}
 	}
-	return ids, nil
+	return ids, notes, nil
+}
+
+var (
+	everyChunkRE = regexp.MustCompile(`(?i)^\s*(all|\*|every|all chunks|every chunk)\s*$`)
+	rangeRE      = regexp.MustCompile(`(?i)^\s*(.+?)\s*(?:\.\.\.?|–|—|-|\bto\b|\bthrough\b)\s*(.+?)\s*$`)
+)
+
+// chunkRange reads a range of chunks: two names the manifest resolves,
+// the first not after the second; from and to are indexes of its chunks.
+func chunkRange(man document.Manifest, s string) (from, to int, ok bool) {
+	g := rangeRE.FindStringSubmatch(s)
+	if g == nil {
+		return 0, 0, false
+	}
+	a, okA := man.Lookup(g[1])
+	b, okB := man.Lookup(g[2])
+	if !okA || !okB {
+		return 0, 0, false
+	}
+	from, to = slices.IndexFunc(man.Chunks, func(c document.ManifestChunk) bool { return c.ID == a.ID }), slices.IndexFunc(man.Chunks, func(c document.ManifestChunk) bool { return c.ID == b.ID })
+	return from, to, from <= to
 }
 
 // analyze runs one sub-agent on a chunk and records how it ended. The
