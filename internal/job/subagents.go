@@ -234,6 +234,14 @@ func (s *Staging) Finish(requests int, stopped string) (ChunkOutcome, error) {
 	return o, s.j.writeOutcome(o)
 }
 
+// Discard records that the sub-agent was cut short (an interruption can
+// come between the calls of an answer): what it staged may be part of what
+// it meant to save, so nothing of it is kept and the chunk is redone.
+func (s *Staging) Discard(requests int, why string) (ChunkOutcome, error) {
+	o := ChunkOutcome{Chunk: s.chunk, Attempt: s.attempt, Requests: requests, State: ChunkFailed, Error: why}
+	return o, s.j.writeOutcome(o)
+}
+
 // CommitChunk saves a staged chunk's requirements, giving them their ids,
 // and records its declaration in the ledger. A commit cut off by a kill is
 // finished by the next call: the requirements saved before it are found

@@ -114,13 +114,15 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 	}()
 
 	// The reorder buffer: outcomes wait until every chunk before them is
-	// settled, then are committed in order.
+	// settled, then are committed in order. After an interruption nothing
+	// more is committed — staged work is on disk, and the next call
+	// commits it in its turn — so that the job stops at once.
 	pending := map[int]chunkResult{}
 	next := 0
 	var firstErr error
 	for res := range results {
 		pending[res.index] = res
-		for {
+		for ctx.Err() == nil {
 			res, ok := pending[next]
 			if !ok {
 				break
@@ -270,7 +272,11 @@ func (f *fanout) analyze(ctx context.Context, chunk, note string) (job.ChunkOutc
 			stopped += ": " + out.Reason
 		}
 	}
-	o, err := staging.Finish(a.OwnTotals().Steps, stopped)
+	finish := staging.Finish
+	if out.Kind == agent.Interrupted {
+		finish = staging.Discard
+	}
+	o, err := finish(a.OwnTotals().Steps, stopped)
 	if err != nil {
 		return o, err
 	}
