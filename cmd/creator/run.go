@@ -120,8 +120,14 @@ vLLM, Ollama): --model and --base-url, or CREATOR_MODEL and CREATOR_BASE_URL /
 OPENAI_BASE_URL; the key comes from --api-key or OPENAI_API_KEY and is never
 written to the job.
 
+The chunks are analysed by sub-agents, each a fresh conversation with one
+chunk, --parallel of them at once (default 4, env CREATOR_PARALLEL; also the
+most requests in flight, fewer while the server answers 429 or 503);
+--parallel 0 lets the main agent read every chunk itself. Requirement ids
+follow the document whatever order the sub-agents finish in.
+
 Budgets: --max-steps, --max-tokens and --max-cost count the whole job across
-resumes. At a budget the requirements saved so far are written to output/
+resumes, every sub-agent's requests included. At a budget the requirements saved so far are written to output/
 (summary.md says the result is partial) and the message names the command
 that continues with a higher limit. Cost comes from --price-in/--price-out
 or a built-in table of OpenAI prices; the built-in model costs nothing.
@@ -170,8 +176,10 @@ transcript, tool calls cut off by the interruption are answered as such, the
 model is told the job was resumed, and the agent goes on. Limits count the
 whole job, so a job stopped at --max-steps needs a higher limit to go on.
 The model and server of the job are used unless flags name others, and so
-are its settings, including a context window or --send-reasoning choice
-learned from the server's errors. A failing server is retried for
+are its settings (--parallel among them), including a context window or
+--send-reasoning choice learned from the server's errors. Chunks whose
+sub-agents finished before the interruption are not sent again; one cut
+short is redone from its start. A failing server is retried for
 --retry-for (default 5m) in each run. Resuming a completed job does nothing
 and exits 0.`,
 		Example: `  creator resume --job gobd
