@@ -106,12 +106,13 @@ screenshot: chromium
 	$(GO) test -count=1 ./cmd/creator -run '^TestReviewInBrowser$$' -review-screenshot $(CURDIR)/docs/review.png
 
 # A job on GoBD killed with SIGKILL 100 times at random moments and resumed
-# each time; prints how many jobs ended with the output of an uninterrupted
-# run. (make test does 10 kills.) Also longer fuzzing.
+# each time, and 100 times during its sub-agents' fan-out (--parallel 8);
+# prints how many jobs ended with the output of an uninterrupted run.
+# (make test does 10 and 5 kills.) Also longer fuzzing.
 STRESS_KILLS ?= 100
 stress:
 	@log=$$(mktemp); CREATOR_STRESS_KILLS=$(STRESS_KILLS) $(GO) test -count=1 -timeout 60m ./cmd/creator \
-		-run '^TestKillAtRandomMoments$$' -v >$$log 2>&1; rc=$$?; \
+		-run '^TestKillAtRandomMoments(DuringFanOut)?$$' -v >$$log 2>&1; rc=$$?; \
 		grep -E '^[0-9]+ kills over|seed|differs|FAIL' $$log; rm -f $$log; exit $$rc
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=100000x
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"creator/internal/fakellm"
+	"creator/internal/job"
 	"creator/internal/llm"
 	"creator/internal/transcript"
 )
@@ -42,7 +43,13 @@ func TestMisbehavingModels(t *testing.T) {
 			if got := e.read("m", "output/requirements.json"); got != string(want) {
 				t.Errorf("the output differs from a clean run's:\n%s", tail(got, 1500))
 			}
+			// The main agent's transcript and the sub-agents'.
 			trace := e.read("m", ".agent/transcript.jsonl")
+			subs, _ := filepath.Glob(filepath.Join(e.jobDir("m"), filepath.FromSlash(job.SubagentDir), "*.jsonl"))
+			for _, p := range subs {
+				data, _ := os.ReadFile(p)
+				trace += string(data)
+			}
 			if !strings.Contains(trace, sc.Trace) {
 				t.Errorf("the transcript never shows %q: the misbehaviour did not happen", sc.Trace)
 			}

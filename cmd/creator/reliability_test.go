@@ -355,20 +355,114 @@ func TestKillAtRandomMoments(t *testing.T) {
 		t.Skip("runs creator as separate processes")
 	}
 	kills := envNumber(systemFactory(), "CREATOR_STRESS_KILLS", 10, strconv.Atoi)
+	rng := stressRNG(t)
+	doc := corpusPath(t, "GoBD.pdf")
+	start := time.Now()
+	refDir := runBuiltin(t, doc, "ref")
+	span := time.Since(start) + 300*time.Millisecond // a process starts more slowly
+	killAndResume(t, doc, nil, kills, refDir, func(string) <-chan time.Time {
+		return time.After(time.Duration(rng.Int64N(int64(span))))
+	})
+}
+
+// TestKillAtRandomMomentsDuringFanOut is TestKillAtRandomMoments with
+// eight sub-agents at once (--parallel 8), killed while they run: each
+// process is killed at a random moment of the span that GoBD's sub-agents
+// took in an uninterrupted run, counted from the first sub-agent it
+// starts, so kills cut sub-agents short, land between a staged chunk and
+// its commit, and in the middle of commits. CI makes 5 kills; make stress
+// makes CREATOR_STRESS_KILLS.
+func TestKillAtRandomMomentsDuringFanOut(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs creator as separate processes")
+	}
+	kills := envNumber(systemFactory(), "CREATOR_STRESS_KILLS", 5, strconv.Atoi)
+	rng := stressRNG(t)
+	doc := corpusPath(t, "GoBD.pdf")
+	flags := []string{"--parallel", "8"}
+	refDir := runBuiltin(t, doc, "ref", flags...)
+	// The span of the fan-out: from the first sub-agent started to the
+	// last one finished.
+	var first, last time.Time
+	for _, e := range readEvents(t, refDir) {
+		switch e.Type {
+		case telemetry.TypeSubagentStarted:
+			if first.IsZero() {
+				first = e.Time
+			}
+		case telemetry.TypeSubagentFinished:
+			last = e.Time
+		}
+	}
+	span := last.Sub(first)
+	if first.IsZero() || span <= 0 {
+		t.Fatalf("the reference run shows no sub-agents at work (%v to %v)", first, last)
+	}
+	t.Logf("the sub-agents of an uninterrupted run work for %v", span.Round(time.Millisecond))
+	during := 0
+	killAndResume(t, doc, flags, kills, refDir, func(dir string) <-chan time.Time {
+		// Once the process starts a sub-agent (a subagent_started line
+		// beyond those of earlier processes), wait a random part of the
+		// span, then kill.
+		events := filepath.Join(dir, ".agent", "events.jsonl")
+		count := func() int {
+			data, _ := os.ReadFile(events)
+			return bytes.Count(data, []byte(`"type":"`+telemetry.TypeSubagentStarted+`"`))
+		}
+		before, d := count(), time.Duration(rng.Int64N(int64(span)))
+		fire := make(chan time.Time, 1)
+		go func() {
+			for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+				if count() > before {
+					time.Sleep(d)
+					fire <- time.Now()
+					return
+				}
+			}
+		}()
+		return fire
+	}, func(dir string) {
+		// Killed during the fan-out: a chunk's outcome was not committed.
+		outcomes, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(job.SubagentDir), "*.outcome.json"))
+		for _, p := range outcomes {
+			var o job.ChunkOutcome
+			data, _ := os.ReadFile(p)
+			if json.Unmarshal(data, &o) == nil && o.State != job.ChunkCommitted {
+				during++
+				return
+			}
+		}
+	})
+	t.Logf("%d of %d kills left a chunk's work uncommitted", during, kills)
+	if during*2 < kills {
+		t.Errorf("only %d of %d kills came during the fan-out", during, kills)
+	}
+}
+
+// stressRNG is the random source of the kill tests: seeded from the clock,
+// or from CREATOR_STRESS_SEED to repeat a run.
+func stressRNG(t *testing.T) *rand.Rand {
+	t.Helper()
 	seed := uint64(time.Now().UnixNano())
 	if s, err := strconv.ParseUint(os.Getenv("CREATOR_STRESS_SEED"), 10, 64); err == nil {
 		seed = s
 	}
 	t.Logf("seed %d (set CREATOR_STRESS_SEED to repeat)", seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
+	return rand.New(rand.NewPCG(seed, 1))
+}
 
-	doc := corpusPath(t, "GoBD.pdf")
-	start := time.Now()
-	refDir := runBuiltin(t, doc, "ref")
+// killAndResume runs jobs on doc as separate processes, with flags, until
+// kills processes have been killed with SIGKILL: each process is killed
+// when the channel that killAt returns for its job folder fires (a nil
+// channel never does), before it starts; a job that was killed is resumed
+// until it completes. After every kill nothing may be torn (and afterKill,
+// when given, looks at the job); every completed job must have the output
+// and coverage of the uninterrupted run in refDir.
+func killAndResume(t *testing.T, doc string, flags []string, kills int, refDir string, killAt func(dir string) <-chan time.Time, afterKill ...func(dir string)) {
+	t.Helper()
 	_, want := readRequirements(t, refDir)
 	wantCoverage := coverageOf(t, refDir)
-	span := time.Since(start) + 300*time.Millisecond // a process starts more slowly
-
 	root := filepath.Join(t.TempDir(), "ws")
 	done, jobs, matched := 0, 0, 0
 	for done < kills {
@@ -381,7 +475,11 @@ func TestKillAtRandomMoments(t *testing.T) {
 			}
 			args := []string{"resume", "--workspace", root, "--job", id, "--quiet"}
 			if _, err := os.Stat(dir); err != nil { // not created yet, or its creation was killed
-				args = []string{"run", "--workspace", root, "--job", id, "--quiet", doc}
+				args = append([]string{"run", "--workspace", root, "--job", id, "--quiet"}, append(flags, doc)...)
+			}
+			var timer <-chan time.Time
+			if done < kills {
+				timer = killAt(dir)
 			}
 			exe, _ := os.Executable()
 			cmd := exec.Command(exe, args...)
@@ -393,10 +491,6 @@ func TestKillAtRandomMoments(t *testing.T) {
 			}
 			exited := make(chan error, 1)
 			go func() { exited <- cmd.Wait() }()
-			var timer <-chan time.Time
-			if done < kills {
-				timer = time.After(time.Duration(rng.Int64N(int64(span))))
-			}
 			select {
 			case err := <-exited:
 				if err != nil {
@@ -408,6 +502,9 @@ func TestKillAtRandomMoments(t *testing.T) {
 				<-exited
 				done++
 				checkNothingTorn(t, dir)
+				for _, f := range afterKill {
+					f(dir)
+				}
 				continue
 			case <-time.After(2 * time.Minute):
 				cmd.Process.Kill()
@@ -565,4 +662,19 @@ func TestAPIKeyFromTheEnvironmentIsNeverWritten(t *testing.T) {
 	}
 	_, statusOut, _ := cli(t, "status", "--job", "env", "--json", "--workspace", e.root)
 	e.assertNoKey("env", stdout, stderr, statusOut)
+}
+
+// readEvents reads the events of the job in dir.
+func readEvents(t *testing.T, dir string) []telemetry.Event {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, ".agent", "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	events, err := telemetry.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events
 }

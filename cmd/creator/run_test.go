@@ -38,10 +38,16 @@ type jobEnv struct {
 
 func newJobEnv(t *testing.T, h fakellm.Handler) *jobEnv {
 	t.Helper()
+	return newJobEnvOn(t, fakellm.New(h))
+}
+
+// newJobEnvOn is newJobEnv with a server of the test's making (one with a
+// latency model, say).
+func newJobEnvOn(t *testing.T, srv *fakellm.Server) *jobEnv {
+	t.Helper()
 	dir := t.TempDir()
 	doc := filepath.Join(dir, testDoc)
 	os.WriteFile(doc, []byte("Retention policy.\n\n"+testQuote+"\n"), 0o644)
-	srv := fakellm.New(h)
 	t.Cleanup(func() {
 		srv.Close()
 		for _, v := range srv.Violations() {

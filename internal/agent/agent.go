@@ -132,6 +132,11 @@ type Limits struct {
 	// MaxOwnSteps limits this agent's own model calls (a sub-agent's),
 	// where MaxSteps counts the job's.
 	MaxOwnSteps int
+	// OwnProgress, when set, raises MaxOwnSteps by the work the agent has
+	// done so far (a sub-agent's distinct saves): a model that makes one
+	// call per answer needs a call per requirement, so what the limit
+	// bounds is the calls that did nothing new, not the size of the work.
+	OwnProgress func() int
 }
 
 // StopKind says why the loop ended.
@@ -335,10 +340,17 @@ func (a *Agent) checkLimits(ctx context.Context) (Outcome, bool) {
 		return Outcome{Kind: TokenLimit, Reason: fmt.Sprintf("the token budget of %d was reached", a.Limits.MaxTokens)}, true
 	case a.Limits.MaxCost > 0 && t.CostUSD >= a.Limits.MaxCost:
 		return Outcome{Kind: CostLimit, Reason: fmt.Sprintf("the cost budget of $%.2f was reached ($%.2f spent)", a.Limits.MaxCost, t.CostUSD)}, true
-	case a.Limits.MaxOwnSteps > 0 && a.totals.Steps >= a.Limits.MaxOwnSteps:
-		return Outcome{Kind: StepLimit, Reason: fmt.Sprintf("its limit of %d model calls was reached", a.Limits.MaxOwnSteps)}, true
+	case a.Limits.MaxOwnSteps > 0 && a.totals.Steps >= a.Limits.MaxOwnSteps+a.ownProgress():
+		return Outcome{Kind: StepLimit, Reason: fmt.Sprintf("its limit of %d model calls was reached", a.Limits.MaxOwnSteps+a.ownProgress())}, true
 	}
 	return Outcome{}, false
+}
+
+func (a *Agent) ownProgress() int {
+	if a.Limits.OwnProgress == nil {
+		return 0
+	}
+	return a.Limits.OwnProgress()
 }
 
 // modelFailure is a model call that failed for good.

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"creator/internal/llm"
 )
@@ -44,6 +45,10 @@ func Scenarios() []Scenario {
 		// The calls creator reads from text have no ids: the ones it makes
 		// up must pass a server that checks their form.
 		Scenario{"tool calls as text behind a server that checks ids (Mistral)", func(next Handler) Handler { return MistralIDs(textCalls("[TOOL_CALLS]", next)) }, "read from the answer's text"},
+		// A sub-agent whose answer saved one requirement is asked for the
+		// chunk's others instead of ending, and is not cut off by its step
+		// limit on a chunk of many requirements (the sample's first has 16).
+		Scenario{"one tool call per answer", func(next Handler) Handler { return OneCallPerAnswer(next) }, `"id":"single`},
 	)
 	return out
 }
@@ -56,6 +61,52 @@ func KimiIDs(next Handler) Handler {
 		reply := next(r)
 		for i := range reply.ToolCalls {
 			reply.ToolCalls[i].ID = fmt.Sprintf("functions.%s:%d", reply.ToolCalls[i].Name, i)
+		}
+		return reply
+	}
+}
+
+// OneCallPerAnswer makes one tool call per answer, as models do whose
+// chat template or training allows no parallel calls: of an answer of
+// several calls it sends the first, and the next request of the same
+// conversation gets the next call instead of a new answer; once the calls
+// of an answer are all sent, next answers again, seeing the calls one per
+// answer as they were made. A conversation is told apart by the id of
+// the call it made last, so conversations going on at once (sub-agents)
+// each get their own calls, and one that was left (a sub-agent that
+// ended, a job killed) leaves its calls unsent.
+func OneCallPerAnswer(next Handler) Handler {
+	var mu sync.Mutex
+	pending := map[string][]llm.ToolCall{} // calls still to send, by the id of the call sent last
+	return func(r Request) Reply {
+		last := ""
+		for i := len(r.Messages) - 1; i >= 0; i-- {
+			if m := r.Messages[i]; m.Role == llm.RoleAssistant {
+				if len(m.ToolCalls) == 1 {
+					last = m.ToolCalls[0].ID
+				}
+				break
+			}
+		}
+		mu.Lock()
+		calls, ok := pending[last]
+		delete(pending, last)
+		mu.Unlock()
+		reply := Reply{PromptTokens: len(r.Raw) / 4, CompletionTokens: 20}
+		if !ok {
+			reply = next(r)
+			if len(reply.ToolCalls) < 2 {
+				return reply
+			}
+			calls = slices.Clone(reply.ToolCalls)
+		}
+		call := calls[0]
+		call.ID = fmt.Sprintf("single%d", r.N)
+		reply.ToolCalls = []llm.ToolCall{call}
+		if len(calls) > 1 {
+			mu.Lock()
+			pending[call.ID] = calls[1:]
+			mu.Unlock()
 		}
 		return reply
 	}

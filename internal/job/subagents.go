@@ -175,6 +175,13 @@ func (s *Staging) Save(draft requirement.Record) (reqstore.Saved, error) {
 	return checked, nil
 }
 
+// Staged is the number of requirements staged, repeats not counted.
+func (s *Staging) Staged() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.records)
+}
+
 func (s *Staging) provisional(i int) string { return fmt.Sprintf("%s#%d", s.chunk, i+1) }
 
 // DeclareEmpty keeps the declaration that the sub-agent's chunk holds no

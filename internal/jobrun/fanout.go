@@ -20,9 +20,13 @@ import (
 // --parallel is not given.
 const DefaultParallel = 4
 
-// MaxSubagentSteps bounds the model calls of one sub-agent: a chunk takes
-// one or two; more means the sub-agent is stuck, and its chunk is better
-// left to the main agent than paid for until the job's budget runs out.
+// MaxSubagentSteps bounds the model calls of one sub-agent that saved
+// nothing new: a chunk takes one or two; more means the sub-agent is
+// stuck, and its chunk is better left to the main agent than paid for
+// until the job's budget runs out. Each requirement it staged gives it
+// one call more, so that a model making one call per answer is not cut
+// off in the middle of a chunk of many requirements (which would be
+// committed as if whole).
 const MaxSubagentSteps = 12
 
 // fanout is analyze_chunks: it runs one sub-agent per chunk, at most
@@ -255,7 +259,7 @@ func (f *fanout) analyze(ctx context.Context, chunk, note string) (job.ChunkOutc
 	}
 	done := &chunkDone{staging: staging}
 	limits := f.r.cfg.limits()
-	limits.MaxOwnSteps = MaxSubagentSteps
+	limits.MaxOwnSteps, limits.OwnProgress = MaxSubagentSteps, staging.Staged
 	a := &agent.Agent{
 		Model: f.r.cfg.Model, Tools: reg, Completion: done, Journal: journal,
 		Observer: observers{done, f.r.usage, f.r.report, f.r.events},
