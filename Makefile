@@ -5,6 +5,7 @@
 #   make lint    go vet, gofmt and staticcheck
 #   make fuzz    run each fuzz target briefly
 #   make bench   run the benchmarks
+#   make bench-parallel  NIST SP 800-53r3 with --parallel 0, 1, 4, 8 against a slow server
 #   make stress  kill a job 100 times at random and resume it; longer fuzzing
 #   make faults  NIST SP 800-63B through 2 × 20 draws of 15% model faults
 #   make screenshot  the README's picture of the review page
@@ -21,7 +22,7 @@ STATICCHECK_VERSION := v0.8.2
 # requirement store and the review server.
 RACE_PKGS := ./internal/job/... ./internal/fakellm/... ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/...
 
-.PHONY: all build demo test race lint fuzz bench stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
+.PHONY: all build demo test race lint fuzz bench bench-parallel stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
 
 all: build
 
@@ -74,8 +75,16 @@ fuzz:
 # here from the system's packages) and reports the ratio of the median
 # times and the peak memory; medians need more runs than the default.
 bench: pdftotext
-	$(GO) test -run '^$$' -bench . -skip '^BenchmarkExtractPDF$$' -benchmem ./...
+	$(GO) test -run '^$$' -bench . -skip '^(BenchmarkExtractPDF|BenchmarkParallelNIST80053)$$' -benchmem ./...
 	$(GO) test ./internal/document/ -run '^$$' -bench '^BenchmarkExtractPDF$$' -benchtime 21x
+
+# Whole jobs on NIST SP 800-53r3 (from ../shared/corpus) with --parallel 0,
+# 1, 4 and 8, the built-in model served over HTTP by a server with 8 slots
+# that holds each request 50 ms + 0.02 ms per prompt token: wall time,
+# requests, peak, total and effective prompt tokens, speed-up (about 5
+# minutes on 2 cores; CREATOR_BENCH_LATENCY_SCALE=0.1 waits a tenth).
+bench-parallel:
+	$(GO) test ./cmd/creator -run '^$$' -bench '^BenchmarkParallelNIST80053$$' -benchtime 1x -timeout 30m
 
 pdftotext:
 	@command -v pdftotext >/dev/null 2>&1 || { \
