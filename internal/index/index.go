@@ -73,8 +73,8 @@ type Index struct {
 
 	mu    sync.Mutex
 	files map[string]fileRecord
-	// dirty holds files whose indexing failed; they are tried again before
-	// the next search.
+	// dirty holds files changed and not indexed yet, or whose indexing
+	// failed; they are indexed before the next search.
 	dirty map[string]bool
 	stats SyncStats
 
@@ -248,6 +248,7 @@ func (x *Index) Close() error {
 	if x.bi == nil {
 		return nil
 	}
+	x.refreshDirty()
 	err := flush(x.bi)
 	if cerr := x.bi.Close(); err == nil {
 		err = cerr
@@ -279,8 +280,15 @@ func Indexable(rel string) bool {
 	return true
 }
 
-// FileChanged indexes a file again after a write; the workspace calls it.
-// A failure is kept and the file tried again before the next search.
+// maxDirty is how many changed files wait for the next search before they
+// are indexed at once.
+const maxDirty = 256
+
+// FileChanged notes a file written; the workspace calls it. The files
+// changed are indexed in one batch before the next search (or when many
+// wait, or at Close): a job writes many files between two searches — a
+// sub-agents' commit hundreds of requirements — and a batch per file cost
+// more than the rest of the write.
 func (x *Index) FileChanged(rel string) {
 	if !Indexable(rel) {
 		return
@@ -290,12 +298,10 @@ func (x *Index) FileChanged(rel string) {
 	if x.bi == nil {
 		return
 	}
-	b := x.bi.NewBatch()
-	if err := x.addFile(b, path.Clean(rel)); err != nil || x.bi.Batch(b) != nil {
-		x.dirty[path.Clean(rel)] = true
-		return
+	x.dirty[path.Clean(rel)] = true
+	if len(x.dirty) >= maxDirty {
+		x.refreshDirty()
 	}
-	delete(x.dirty, path.Clean(rel))
 }
 
 // FileRemoved drops a deleted file (or the files of a deleted folder).
@@ -320,7 +326,8 @@ func (x *Index) FileRemoved(rel string) {
 	}
 }
 
-// refreshDirty tries again the files whose indexing failed.
+// refreshDirty indexes the files changed since the last search, and tries
+// again those whose indexing failed.
 func (x *Index) refreshDirty() {
 	if len(x.dirty) == 0 {
 		return
