@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +235,34 @@ func TestBatchBudgetAndUsage(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("creator %s: exit %d, %q; want 2 and %q", strings.Join(c.args, " "), code, stderr, c.want)
 		}
+	}
+}
+
+// TestBatchTableOnATerminal: on a terminal the batch keeps a table that
+// fits the width, the jobs' own progress lines stay off the screen, the
+// refused document's reason follows the table, and --json prints on
+// stdout the object batch.json holds.
+func TestBatchTableOnATerminal(t *testing.T) {
+	t.Parallel()
+	docs, ws := batchDocs(t), filepath.Join(t.TempDir(), "ws")
+	addTruncatedPDF(t, docs)
+	code, stdout, stderr := runWithStreams(t, 70, "batch", "--workspace", ws, "--json", docs)
+	if code != exitFailure {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "DOCUMENT") || !strings.Contains(stderr, "\x1b[") || strings.Contains(stderr, "step ") ||
+		strings.Contains(stderr, ": running (job") || !strings.Contains(stderr, "truncated.pdf: refused: ") {
+		t.Errorf("stderr:\n%q", stderr)
+	}
+	for _, l := range strings.Split(regexp.MustCompile("\x1b\\[[0-9]*[A-Za-z]|\r").ReplaceAllString(stderr, ""), "\n") {
+		if strings.HasPrefix(l, "DOCUMENT") || strings.Contains(l, "  completed  ") {
+			if n := len([]rune(l)); n >= 70 {
+				t.Errorf("a table line of %d columns: %q", n, l)
+			}
+		}
+	}
+	file, _ := os.ReadFile(filepath.Join(ws, batch.JSONFile))
+	if strings.TrimSpace(stdout) != strings.TrimSpace(string(file)) {
+		t.Errorf("--json and batch.json differ:\n%s\n%s", stdout, file)
 	}
 }
