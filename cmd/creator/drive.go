@@ -60,51 +60,87 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	job, err := job.Create(root, workspace.CreateOptions{
-		ID: o.jobID, Inputs: o.documents, Instructions: templates.Instructions,
-		Model: m.name, Settings: o.settings(m.baseURL), Version: versionString(), Now: o.now,
-	})
-	if errors.Is(err, workspace.ErrJobExists) {
-		return usageErrorf("%v", err)
-	}
+	job, err := o.createJob(root, o.jobID, o.documents, m)
 	if err != nil {
 		return err
 	}
 	defer job.Close()
-	if err := job.Lock(); err != nil {
-		return err
-	}
 	return o.drive(ctx, job, m, nil, extracted)
 }
 
+// createJob makes the job folder for the documents and takes its lock.
+func (o *runOptions) createJob(root, id string, documents []string, m modelChoice) (*job.Job, error) {
+	j, err := job.Create(root, workspace.CreateOptions{
+		ID: id, Inputs: documents, Instructions: templates.Instructions,
+		Model: m.name, Settings: o.settings(m.baseURL), Version: versionString(), Now: o.now,
+	})
+	if errors.Is(err, workspace.ErrJobExists) {
+		return nil, usageErrorf("%v", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := j.Lock(); err != nil {
+		j.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
 func runResume(ctx context.Context, o *runOptions) error {
-	job, err := o.openJob(o.jobID)
+	root, err := o.jobRoot(o.jobID)
+	if err != nil {
+		return err
+	}
+	job, info, err := openToResume(root, o.jobID)
 	if err != nil {
 		return err
 	}
 	defer job.Close()
-	if err := job.Lock(); err != nil {
-		return err
-	}
-	info, err := job.Info()
-	if err != nil {
-		return err
-	}
 	if info.Status == workspace.StatusCompleted {
 		fmt.Fprintf(o.streams.ErrOut, "creator: job '%s' is already completed; its output is in %s/output/\n", job.ID, job.Dir)
 		return nil
 	}
+	m, recs, err := o.prepareResume(job, info)
+	if err != nil {
+		return err
+	}
+	return o.drive(ctx, job, m, recs, nil)
+}
+
+// openToResume opens the job id under root, takes its lock and reads its
+// job.json.
+func openToResume(root, id string) (*job.Job, workspace.Info, error) {
+	j, err := job.Open(root, id)
+	if err != nil {
+		return nil, workspace.Info{}, err
+	}
+	var info workspace.Info
+	err = j.Lock()
+	if err == nil {
+		info, err = j.Info()
+	}
+	if err != nil {
+		j.Close()
+		return nil, workspace.Info{}, err
+	}
+	return j, info, nil
+}
+
+// prepareResume takes the job's settings for the flags not given, chooses
+// the model and reads the transcript to resume from.
+func (o *runOptions) prepareResume(j *job.Job, info workspace.Info) (modelChoice, []transcript.Record, error) {
 	// Limits not given on the command line are those the job was started with.
 	o.inherit(info.Settings)
 	m, err := o.checkedModel(info.Model, info.Settings.BaseURL)
 	if err != nil {
-		return err
+		return m, nil, err
 	}
-	recs, err := job.Transcript()
+	recs, err := j.Transcript()
 	if err != nil {
-		return fmt.Errorf("job '%s': %w", job.ID, err)
+		return m, nil, fmt.Errorf("job '%s': %w", j.ID, err)
 	}
-	return o.drive(ctx, job, m, recs, nil)
+	return m, recs, nil
 }
 
 // inherit takes the job's recorded settings for flags not given now.
@@ -193,22 +229,30 @@ func (o *runOptions) drive(ctx context.Context, job *job.Job, m modelChoice, rec
 	var keys secret.Redactor
 	keys.Set(m.apiKey)
 	o.streams.ErrOut = keys.Writer(o.streams.ErrOut)
-	job.Redact(m.apiKey)
 	if m.auto && !o.quiet {
 		fmt.Fprintln(o.streams.ErrOut, "creator: no model configured; using the built-in offline model (rules, no LLM). For an LLM give --model and --base-url, or set CREATOR_MODEL and CREATOR_BASE_URL.")
 	}
-	price, priced := o.pricing(m)
 	display := progress.New(progress.Options{Out: o.streams.ErrOut, Live: o.streams.ErrTTY, Width: o.streams.ErrWidth,
 		Quiet: o.quiet, Verbose: o.verbose, RedrawEvery: o.redrawEvery, Now: o.now})
-	out, err := jobrun.Run(ctx, jobrun.Config{
-		Job: job, Model: o.client(m), ModelName: m.name,
-		Price: price, Priced: priced, Settings: o.settings(m.baseURL), Transcript: recs,
-		Embedder: o.embedder(m), Extracted: extracted, Reporter: display, Now: o.now,
-	})
+	out, err := o.runJob(ctx, job, m, recs, extracted, display)
 	if err != nil {
 		return err
 	}
+	_, priced := o.pricing(m)
 	return o.conclude(job, m, out, priced)
+}
+
+// runJob runs the agent on a locked job with its own model client (so its
+// own --parallel gate) and reports to rep. It is the one path from the
+// options to jobrun.Run: run, resume and each job of a batch take it.
+func (o *runOptions) runJob(ctx context.Context, job *job.Job, m modelChoice, recs []transcript.Record, extracted *document.Cache, rep jobrun.Reporter) (jobrun.Outcome, error) {
+	job.Redact(m.apiKey)
+	price, priced := o.pricing(m)
+	return jobrun.Run(ctx, jobrun.Config{
+		Job: job, Model: o.client(m), ModelName: m.name,
+		Price: price, Priced: priced, Settings: o.settings(m.baseURL), Transcript: recs,
+		Embedder: o.embedder(m), Extracted: extracted, Reporter: rep, Now: o.now,
+	})
 }
 
 // conclude tells how the run ended and returns the error that carries its

@@ -97,6 +97,7 @@ else /workspace inside a container, else ./workspace.`,
 	cmd.AddCommand(
 		newRunCmd(g),
 		newResumeCmd(g),
+		newBatchCmd(g),
 		newStatusCmd(g),
 		newListCmd(g),
 		newExportCmd(g),

@@ -39,6 +39,14 @@ const (
 	FormatDOCX = "docx"
 )
 
+// Extensions are the file name extensions of the documents a folder is
+// searched for (creator batch): those Extract reads by their name, and the
+// usual names of text and Markdown. A file given by name is read whatever
+// its extension; Extract tells its format from its content.
+func Extensions() []string {
+	return []string{".pdf", ".docx", ".html", ".htm", ".xhtml", ".txt", ".text", ".md", ".markdown"}
+}
+
 // Document is the text of a source document, page by page. Documents that
 // have no pages (HTML, DOCX, text without form feeds) have one page and are
 // rendered without page markers.

@@ -375,3 +375,18 @@ func TestRunningKeyAndPageNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestExtensionsAreRead checks that every extension a folder is searched
+// for names a format Extract reads, not one it refuses by its name.
+func TestExtensionsAreRead(t *testing.T) {
+	heads := map[string]string{".pdf": "%PDF-1.7\n", ".docx": "PK\x03\x04rest"}
+	for _, ext := range Extensions() {
+		head, ok := heads[ext]
+		if !ok {
+			head = "Records must be kept.\n"
+		}
+		if _, err := detect("doc"+ext, []byte(head)); err != nil {
+			t.Errorf("%s: %v", ext, err)
+		}
+	}
+}
