@@ -177,6 +177,12 @@ func TestBatchCtrlCThenRerunContinues(t *testing.T) {
 				t.Errorf("%s: job status %s, want interrupted", name, s)
 			}
 		case batch.Pending:
+		case batch.Completed:
+			// A job running beside the first may finish before the
+			// Ctrl-C; the rerun skips it.
+			if name == "records.txt" {
+				t.Errorf("%s completed before the Ctrl-C it was to get", name)
+			}
 		default:
 			t.Errorf("%s after Ctrl-C: %+v", name, e)
 		}
