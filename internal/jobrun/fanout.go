@@ -68,6 +68,10 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 	if len(ids) == 0 {
 		return tools.AnalyzedChunks{}, fmt.Errorf("every chunk is covered already; nothing to analyse")
 	}
+	uncovered, err := f.uncovered()
+	if err != nil {
+		return tools.AnalyzedChunks{}, err
+	}
 	rows := make([]tools.ChunkRow, len(ids))
 	results := make(chan chunkResult, len(ids))
 	var todo []int
@@ -77,7 +81,9 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 			return tools.AnalyzedChunks{}, err
 		}
 		switch {
-		case ok && o.State == job.ChunkCommitted:
+		// A chunk committed before is not sent again — unless it is not
+		// covered any more (its requirements were deleted since).
+		case ok && o.State == job.ChunkCommitted && !uncovered[id]:
 			rows[i] = tools.ChunkRow{Chunk: id, Status: tools.ChunkBefore, IDs: o.IDs, Duplicates: o.Duplicates, Empty: o.Empty}
 			results <- chunkResult{index: i, outcome: o}
 		case ok && o.State == job.ChunkStaged:
@@ -158,6 +164,19 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 	return res, nil
 }
 
+// uncovered are the chunks the job's coverage names not covered.
+func (f *fanout) uncovered() (map[string]bool, error) {
+	rep, err := f.r.job.Coverage()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, g := range rep.Gaps {
+		out[g.ID] = true
+	}
+	return out, nil
+}
+
 // chunkList is the chunks asked for, as manifest ids in the document's
 // order without repeats; none asked for (or "all") is every chunk not
 // covered yet. A range ("chunk_001-chunk_010", "3 to 7") is its chunks;
@@ -197,12 +216,12 @@ func (f *fanout) chunkList(asked []string) (ids, notes []string, err error) {
 		return nil, nil, fmt.Errorf("no such chunk: %s; the chunks are %s to %s, and nothing was analysed", strings.Join(unknown, ", "), man.Chunks[0].ID, man.Chunks[len(man.Chunks)-1].ID)
 	}
 	if all {
-		rep, err := j.Coverage()
+		uncovered, err := f.uncovered()
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, g := range rep.Gaps {
-			want[g.ID] = true
+		for id := range uncovered {
+			want[id] = true
 		}
 	}
 	for _, c := range man.Chunks {

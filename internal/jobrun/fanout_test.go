@@ -16,6 +16,7 @@ import (
 	"creator/internal/llm"
 	"creator/internal/offlinemodel"
 	"creator/internal/telemetry"
+	"creator/internal/transcript"
 	"creator/templates"
 	"creator/tools"
 	"creator/workspace"
@@ -226,4 +227,91 @@ func chunkNo(id string) int {
 	var n int
 	fmt.Sscanf(id, "chunk_%d", &n)
 	return n
+}
+
+// mainScript answers the main agent with fixed calls, one answer each,
+// and every sub-agent with the built-in model.
+type mainScript struct {
+	builtin llm.Model
+	mu      sync.Mutex
+	calls   []llm.ToolCall
+}
+
+func (m *mainScript) Name() string { return "script" }
+
+func (m *mainScript) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if len(req.Messages) > 0 && req.Messages[0].Data.Kind == tools.KindChunkAssignment {
+		return m.builtin.Complete(ctx, req)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.calls) == 0 {
+		return llm.Response{Content: "done", FinishReason: "stop", Attempts: 1}, nil
+	}
+	c := m.calls[0]
+	m.calls = m.calls[1:]
+	c.ID = fmt.Sprintf("s%d", len(m.calls))
+	return llm.Response{ToolCalls: []llm.ToolCall{c}, FinishReason: "tool_calls", Attempts: 1}, nil
+}
+
+// A chunk analysed before is not sent again, unless its requirements
+// were deleted since: then it is not covered, and it is analysed anew.
+func TestAChunkNoLongerCoveredIsAnalysedAgain(t *testing.T) {
+	t.Parallel()
+	j := sectionedJob(t, 3)
+	parallel := 2
+	cfg := config(j, &recorder{}, 300)
+	cfg.Settings.Parallel = &parallel
+	if out, err := jobrun.Run(context.Background(), cfg); err != nil || out.Status != workspace.StatusCompleted {
+		t.Fatalf("first run: %+v, %v", out, err)
+	}
+	saved, err := j.Requirements().List()
+	if err != nil || len(saved) < 2 {
+		t.Fatalf("%d requirements, %v", len(saved), err)
+	}
+	gone := saved[0].Record.Citations[0].Chunk
+	kept := ""
+	for _, e := range saved {
+		if c := e.Record.Citations[0].Chunk; c != gone && kept == "" {
+			kept = c
+		}
+		if e.Record.Citations[0].Chunk == gone {
+			if err := os.RemoveAll(filepath.Join(j.Dir, "requirements", e.Folder)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	recs, err := j.Transcript()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := &mainScript{builtin: offlinemodel.New(), calls: []llm.ToolCall{
+		{Name: tools.AnalyzeChunksName, Arguments: fmt.Sprintf(`{"chunks": [%q, %q]}`, gone, kept)},
+		{Name: "finalize_output", Arguments: `{}`},
+	}}
+	cfg = config(j, &recorder{}, 300)
+	cfg.Model, cfg.Transcript = script, recs
+	cfg.Settings.Parallel = &parallel
+	out, err := jobrun.Run(context.Background(), cfg)
+	if err != nil || out.Status != workspace.StatusCompleted {
+		t.Fatalf("second run: %+v, %v", out, err)
+	}
+	var rows tools.AnalyzedChunks
+	recs, _ = j.Transcript()
+	for _, m := range transcript.Messages(recs) {
+		if m.ToolName == tools.AnalyzeChunksName && !m.Data.Failed {
+			m.Data.Decode(&rows)
+		}
+	}
+	status := map[string]string{}
+	for _, r := range rows.Chunks {
+		status[r.Chunk] = r.Status
+	}
+	if status[gone] != tools.ChunkSaved || status[kept] != tools.ChunkBefore {
+		t.Fatalf("rows %+v: want %s analysed again and %s done before", rows.Chunks, gone, kept)
+	}
+	o, _, _ := j.ChunkOutcome(gone)
+	if o.Attempt != 2 || o.State != job.ChunkCommitted {
+		t.Errorf("%s: %+v", gone, o)
+	}
 }
