@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"creator/internal/corpustest"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -23,15 +24,9 @@ import (
 	"creator/workspace"
 )
 
-const corpusDir = "../../../shared/corpus"
-
 func corpusPath(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join(corpusDir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("corpus file %s not available (../shared/corpus is missing)", name)
-	}
-	return p
+	return corpustest.Path(t, name)
 }
 
 // runBuiltin runs a job with the built-in model (no endpoint configured)

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"os"
+	"creator/internal/corpustest"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -134,10 +134,7 @@ func runContextJob(tb testing.TB, doc string, cfg compaction.Config, allTools bo
 // clearings and summaries, and the share of calls whose prompt starts with
 // the previous call's prompt unchanged (what a prompt cache reuses).
 func BenchmarkContextNIST80053(b *testing.B) {
-	doc := filepath.Join(corpusDir, "NIST.SP.800-53r3.pdf")
-	if _, err := os.Stat(doc); err != nil {
-		b.Skipf("corpus file %s not available (../shared/corpus is missing)", doc)
-	}
+	doc := corpustest.Path(b, "NIST.SP.800-53r3.pdf")
 	type contextCase struct {
 		name     string
 		cfg      compaction.Config

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"creator/internal/corpustest"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -102,10 +103,7 @@ func docTokens(b *testing.B, root, id string) int {
 // times the document and no prompt exceeds 20,000 tokens; --parallel 8
 // takes at most a quarter of --parallel 0's wall time.
 func BenchmarkParallelNIST80053(b *testing.B) {
-	doc := filepath.Join(corpusDir, "NIST.SP.800-53r3.pdf")
-	if _, err := os.Stat(doc); err != nil {
-		b.Skipf("corpus file %s not available (../shared/corpus is missing)", doc)
-	}
+	doc := corpustest.Path(b, "NIST.SP.800-53r3.pdf")
 	scale := benchLatencyScale(b)
 	lat := fakellm.Latency{Slots: 8,
 		Base:           time.Duration(scale * float64(50*time.Millisecond)),

@@ -1,6 +1,7 @@
 package document
 
 import (
+	"creator/internal/corpustest"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,16 +12,11 @@ import (
 	"creator/internal/tokens"
 )
 
-// corpus is the shared corpus of real documents, read in place.
-const corpus = "../../../shared/corpus"
-
+// corpusFile is a file of the shared corpus of real documents, read in
+// place.
 func corpusFile(t testing.TB, name string) string {
 	t.Helper()
-	p := filepath.Join(corpus, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("corpus file %s not available (../shared/corpus is missing): %v", name, err)
-	}
-	return p
+	return corpustest.Path(t, name)
 }
 
 // wordBag counts the words of a text. Punctuation around a word is not part
@@ -248,7 +244,7 @@ func TestPDFWorkersGiveTheSameText(t *testing.T) {
 	// subtest: without the corpus only those subtests skip.
 	paths := []string{filepath.Join("..", "..", "testdata", "sample", "retention-policy.pdf")}
 	for _, name := range corpusPDFs {
-		paths = append(paths, filepath.Join(corpus, name+".pdf"))
+		paths = append(paths, filepath.Join(corpustest.Dir(), name+".pdf"))
 	}
 	for k, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"creator/internal/corpustest"
 	"fmt"
 	"io"
 	"os"
@@ -14,8 +15,6 @@ import (
 
 	"creator/internal/document"
 )
-
-const corpusDir = "../../../shared/corpus"
 
 // benchWords are looked up by the index and by grep alike.
 var benchWords = []string{
@@ -35,10 +34,7 @@ const (
 // 10 MB in all), and returns the folder and the text.
 func benchFolder(b *testing.B) (string, string) {
 	b.Helper()
-	pdf := filepath.Join(corpusDir, "NIST.SP.800-53r3.pdf")
-	if _, err := os.Stat(pdf); err != nil {
-		b.Skipf("corpus file %s not available (../shared/corpus is missing)", pdf)
-	}
+	pdf := corpustest.Path(b, "NIST.SP.800-53r3.pdf")
 	doc, err := document.Extract(pdf, document.Options{})
 	if err != nil {
 		b.Fatal(err)

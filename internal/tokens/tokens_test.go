@@ -1,10 +1,10 @@
 package tokens
 
 import (
+	"creator/internal/corpustest"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -114,10 +114,13 @@ func TestPartsAddUp(t *testing.T) {
 		corpus = corpus[:1] // the parts counted at once are what the detector watches
 	}
 	for _, name := range corpus {
-		data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", name))
-		if err != nil {
-			t.Logf("corpus text %s not found (../shared/corpus): %v", name, err)
+		p, ok := corpustest.Optional(t, name)
+		if !ok {
 			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
 		}
 		texts[name] = string(data)
 	}
@@ -156,9 +159,9 @@ func TestPartsAddUp(t *testing.T) {
 // BenchmarkCountDocument counts the text of NIST SP 800-53r3 (700,000
 // characters) as one piece and in parts at once.
 func BenchmarkCountDocument(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", "NIST.SP.800-53r3.ref.txt"))
+	data, err := os.ReadFile(corpustest.Path(b, "NIST.SP.800-53r3.ref.txt"))
 	if err != nil {
-		b.Skipf("corpus text not found (../shared/corpus): %v", err)
+		b.Fatal(err)
 	}
 	c, text := Default(), string(data)
 	want := c.countSerial(text)
