@@ -29,9 +29,11 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/creator ./cmd/creator
 
-# The README's first command: a real job on the project's own sample.
+# The README's first command: a real job on the project's own sample, in
+# the default workspace (./workspace here, or $$CREATOR_WORKSPACE), so that
+# `bin/creator list` and `status` show it afterwards.
 demo: build
-	@out=$$($(BIN)/creator run --workspace $(CURDIR)/jobs $(SAMPLE)) && \
+	@out=$$($(BIN)/creator run $(SAMPLE)) && \
 		echo "requirements: $$out" && echo && head -n 30 "$$(dirname $$out)/summary.md"
 
 # The publish tests start their own PostgreSQL server from the system's
