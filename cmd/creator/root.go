@@ -57,8 +57,8 @@ func newRootCmd(f *factory) *cobra.Command {
 into a list of atomic, testable requirements, each with a verbatim citation.
 
 One agent works inside a job folder: it reads instructions.md, writes its own
-plan, works through the document chunk by chunk and writes every result to a
-file. Watch a job with cat and ls; an interrupted job resumes where it stopped.
+plan, hands the chunks of the documents to sub-agents that analyse them in
+parallel (--parallel), and writes every result to a file. Watch a job with cat and ls; an interrupted job resumes where it stopped.
 
 Jobs live under the workspace root: --workspace, else $CREATOR_WORKSPACE,
 else /workspace inside a container, else ./workspace.`,
@@ -108,6 +108,7 @@ else /workspace inside a container, else ./workspace.`,
 		newDiffCmd(g),
 		newVersionCmd(g),
 	)
+	withBashFallback(cmd)
 	return cmd
 }
 
