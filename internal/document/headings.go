@@ -75,7 +75,7 @@ func findHeadings(lines []string) []heading {
 			switch {
 			case isLetterPart(parts[0]) && len(parts) == 1:
 				// "A Title": a sentence, not a section
-			case !titleLike(m[3], bare):
+			case !titleLike(m[3], bare), statesDuty(m[3]):
 			case bare && !prevBlank:
 				// "12 Die Buchungen …": a numbered paragraph
 			default:
@@ -198,6 +198,23 @@ func titleLike(title string, bare bool) bool {
 	// Titles do not end like sentences or list entries.
 	t := strings.TrimSpace(title)
 	return !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, ",") && !strings.HasSuffix(t, ";") && !(n > 60 && endsSentence(t))
+}
+
+// dutyWordRE matches the modal verbs that make a numbered line a
+// requirement ("3.1 The finance department must retain …"), not a title.
+var dutyWordRE = regexp.MustCompile(`\b(must|shall|should|may|muss|müssen|soll|sollen|darf|dürfen)\b|\b(is|are) (required|prohibited|not permitted) to\b`)
+
+// statesDuty reports whether the text after a number is a sentence that
+// states a duty: a modal verb (in lower case — "May" may be a month)
+// after a few words of subject. Titles name a topic ("3.1 Retention
+// periods", "4 What operators must know" is rare and has its verb late).
+func statesDuty(text string) bool {
+	loc := dutyWordRE.FindStringIndex(text)
+	if loc == nil {
+		return false
+	}
+	before := strings.Fields(text[:loc[0]])
+	return len(before) >= 1 && len(before) <= 8 && len(strings.Fields(text)) >= 5
 }
 
 func endsSentence(s string) bool {
