@@ -296,7 +296,6 @@ func TestQueueOneWorker(t *testing.T) {
 	t.Logf("worker's log:\n%s", w.out)
 }
 
-
 // Three workers, killed with SIGKILL at random moments and restarted:
 // every document completes, requirement_cache holds exactly the rows of
 // creator run + publish, and each job's output is byte-identical to
@@ -334,7 +333,7 @@ func TestQueueKilledWorkers(t *testing.T) {
 	}
 	t.Logf("%d kills in %v", kills, time.Since(start).Round(time.Millisecond))
 	jobs := waitQueue(t, db, 4*time.Minute, finished)
-	t.Logf("all %d jobs finished %v after the start", len(jobs), time.Since(start).Round(time.Second))
+	elapsed := time.Since(start)
 	for _, w := range workers {
 		w.stop(t)
 		logs.WriteString(w.out.String())
@@ -346,13 +345,16 @@ func TestQueueKilledWorkers(t *testing.T) {
 		}
 		attempts += e.Attempts
 	}
+	if attempts == len(jobs) {
+		t.Errorf("no kill caught a job in the middle of an attempt (%d attempts for %d jobs)", attempts, len(jobs))
+	}
 	want, got := cacheRows(t, refDB), cacheRows(t, db)
 	if !slices.Equal(want, got) {
 		t.Errorf("requirement_cache: %d rows, creator run + publish give %d (or their content differs)", len(got), len(want))
 	}
 	sameOutputs(t, ref, root)
-	msg := fmt.Sprintf("%d kills of 3 workers over %d documents: %d completed, %d requirement_cache rows as creator run + publish give: %v",
-		kills, n, len(jobs), len(got), slices.Equal(want, got))
+	msg := fmt.Sprintf("%d kills of 3 workers over %d documents (%d attempts cut short): %d completed in %v, %d requirement_cache rows, as creator run + publish give: %v",
+		kills, n, attempts-len(jobs), len(jobs), elapsed.Round(time.Second), len(got), slices.Equal(want, got))
 	t.Log(msg)
 	if os.Getenv("CREATOR_STRESS_QUEUE_KILLS") != "" {
 		fmt.Println(msg)
