@@ -24,7 +24,7 @@ import (
 
 // queueDocs writes n small, different documents (variants of the sample
 // policy) to a folder and returns it.
-func queueDocs(t *testing.T, n int) string {
+func queueDocs(t testing.TB, n int) string {
 	t.Helper()
 	sample, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sample", "retention-policy.md"))
 	if err != nil {
@@ -133,7 +133,7 @@ type workerProc struct {
 	exited chan error
 }
 
-func startWorker(t *testing.T, args ...string) *workerProc {
+func startWorker(t testing.TB, args ...string) *workerProc {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -150,7 +150,7 @@ func startWorker(t *testing.T, args ...string) *workerProc {
 }
 
 // stop sends SIGTERM and fails unless the worker exits with 0 within 10 s.
-func (w *workerProc) stop(t *testing.T) {
+func (w *workerProc) stop(t testing.TB) {
 	t.Helper()
 	start := time.Now()
 	w.cmd.Process.Signal(syscall.SIGTERM)
@@ -172,7 +172,7 @@ func (w *workerProc) kill() {
 }
 
 // waitQueue polls the queue until done says so, or fails after limit.
-func waitQueue(t *testing.T, url string, limit time.Duration, done func([]queue.Entry) bool) []queue.Entry {
+func waitQueue(t testing.TB, url string, limit time.Duration, done func([]queue.Entry) bool) []queue.Entry {
 	t.Helper()
 	ctx := context.Background()
 	pool, _, err := queue.Open(ctx, url)
