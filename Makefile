@@ -6,7 +6,8 @@
 #   make fuzz    run each fuzz target briefly
 #   make bench   run the benchmarks
 #   make bench-parallel  NIST SP 800-53r3 with --parallel 0, 1, 4, 8 against a slow server
-#   make stress  kill a job 100 times at random and resume it; longer fuzzing
+#   make stress  kill a job 100 times at random and resume it; 3 queue workers killed 10 times over 30 documents; longer fuzzing
+#   make bench-queue  documents per minute with 1, 2 and 4 queue workers against a slow server
 #   make faults  NIST SP 800-63B through 2 × 20 draws of 15% model faults
 #   make screenshot  the README's picture of the review page
 
@@ -20,9 +21,9 @@ STATICCHECK_VERSION := v0.8.2
 # The packages with concurrency: PDF pages read at once, the agent loop and
 # context management, the model client, the workspace and its tools, the
 # requirement store and the review server.
-RACE_PKGS := ./internal/job/... ./internal/fakellm/... ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/...
+RACE_PKGS := ./internal/job/... ./internal/fakellm/... ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/... ./internal/queue/...
 
-.PHONY: all build demo test corpus race lint fuzz bench bench-parallel stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
+.PHONY: all build demo test corpus race lint fuzz bench bench-parallel bench-queue stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
 
 all: build
 
@@ -83,7 +84,7 @@ fuzz:
 # here from the system's packages) and reports the ratio of the median
 # times and the peak memory; medians need more runs than the default.
 bench: pdftotext
-	$(GO) test -run '^$$' -bench . -skip '^(BenchmarkExtractPDF|BenchmarkParallelNIST80053)$$' -benchmem ./...
+	$(GO) test -run '^$$' -bench . -skip '^(BenchmarkExtractPDF|BenchmarkParallelNIST80053|BenchmarkQueueWorkers)$$' -benchmem ./...
 	$(GO) test ./internal/document/ -run '^$$' -bench '^BenchmarkExtractPDF$$' -benchtime 21x
 
 # Whole jobs on NIST SP 800-53r3 (from ../shared/corpus) with --parallel 0,
@@ -93,6 +94,13 @@ bench: pdftotext
 # minutes on 2 cores; CREATOR_BENCH_LATENCY_SCALE=0.1 waits a tenth).
 bench-parallel:
 	$(GO) test ./cmd/creator -run '^$$' -bench '^BenchmarkParallelNIST80053$$' -benchtime 1x -timeout 30m
+
+# creator worker processes (1, 2, 4) on one PostgreSQL queue of 16 small
+# documents, the built-in model served over HTTP by a server with 32 slots
+# (50 ms + 0.02 ms per prompt token): documents per minute and speed-up;
+# fails unless 4 workers reach 3 times one worker's throughput.
+bench-queue: postgresql
+	$(GO) test ./cmd/creator -run '^$$' -bench '^BenchmarkQueueWorkers$$' -benchtime 1x -timeout 60m
 
 pdftotext:
 	@command -v pdftotext >/dev/null 2>&1 || { \
@@ -125,12 +133,19 @@ screenshot: chromium
 # A job on GoBD killed with SIGKILL 100 times at random moments and resumed
 # each time, and 100 times during its sub-agents' fan-out (--parallel 8);
 # prints how many jobs ended with the output of an uninterrupted run.
-# (make test does 10 and 5 kills.) Also longer fuzzing.
+# (make test does 10 and 5 kills.) Then 3 queue workers on PostgreSQL
+# killed 10 times at random and restarted over 30 documents (make test: 12
+# documents, 5 kills). Also longer fuzzing.
 STRESS_KILLS ?= 100
-stress:
+STRESS_QUEUE_DOCS ?= 30
+STRESS_QUEUE_KILLS ?= 10
+stress: postgresql
 	@log=$$(mktemp); CREATOR_STRESS_KILLS=$(STRESS_KILLS) $(GO) test -count=1 -timeout 60m ./cmd/creator \
 		-run '^TestKillAtRandomMoments(DuringFanOut)?$$' -v >$$log 2>&1; rc=$$?; \
 		grep -E '^[0-9]+ kills over|seed|differs|FAIL' $$log; rm -f $$log; exit $$rc
+	@log=$$(mktemp); CREATOR_STRESS_QUEUE_DOCS=$(STRESS_QUEUE_DOCS) CREATOR_STRESS_QUEUE_KILLS=$(STRESS_QUEUE_KILLS) $(GO) test -count=1 -timeout 30m ./cmd/creator \
+		-run '^TestQueueKilledWorkers$$' -v >$$log 2>&1; rc=$$?; \
+		grep -E '^[0-9]+ kills of|seed|differs|FAIL' $$log; rm -f $$log; exit $$rc
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=100000x
 
 # NIST SP 800-63B (from ../shared/corpus) through 20 draws of 15% faults of

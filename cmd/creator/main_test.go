@@ -108,13 +108,13 @@ func testFactory(streams *IOStreams, env map[string]string, now func() time.Time
 
 // cli runs one command line in-process, with an empty environment, and
 // returns its exit code and output.
-func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+func cli(t testing.TB, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	return cliWith(t, nil, nil, args...)
 }
 
 // cliWith is cli with an environment and a clock.
-func cliWith(t *testing.T, env map[string]string, now func() time.Time, args ...string) (code int, stdout, stderr string) {
+func cliWith(t testing.TB, env map[string]string, now func() time.Time, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = execute(context.Background(), args, testFactory(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, env, now))

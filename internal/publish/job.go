@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"creator/internal/job"
 	"creator/internal/telemetry"
 	"creator/workspace"
@@ -23,27 +25,95 @@ type JobOptions struct {
 // the publication in the job's events. Nothing is written, to the
 // database or the job, when it fails.
 func Job(ctx context.Context, j *job.Job, o JobOptions) (Result, error) {
+	if o.Schema == "" {
+		o.Schema = DefaultSchema
+	}
+	cfg, err := pgx.ParseConfig(o.URL)
+	if err != nil {
+		return Result{Schema: o.Schema}, fmt.Errorf("database URL: %s", hide(err, passwordIn(o.URL)))
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 15 * time.Second
+	}
+	var p Publication
+	err = func() error {
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			return fmt.Errorf("cannot connect to %s: %w", Redact(cfg), connectError(err))
+		}
+		defer conn.Close(context.WithoutCancel(ctx))
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+		if p, err = JobTx(ctx, tx, j, o); err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	}()
+	if err != nil {
+		return Result{Schema: o.Schema, Database: Redact(cfg)}, hide(err, cfg.Password)
+	}
+	return p.Result, p.Record()
+}
+
+// Publication is a job's publish written within a transaction, to be
+// recorded in the job once the transaction has committed.
+type Publication struct {
+	Result
+	job    *job.Job
+	now    time.Time
+	record telemetry.Publication
+}
+
+// JobTx writes the job's validated output/requirements.json to Table
+// within tx, migrating the schema first; o.URL is not used. The caller
+// commits tx, then records the publication in the job (Record). Nothing is
+// written to the job here, so a transaction rolled back leaves no trace.
+func JobTx(ctx context.Context, tx pgx.Tx, j *job.Job, o JobOptions) (Publication, error) {
+	if o.Schema == "" {
+		o.Schema = DefaultSchema
+	}
+	p := Publication{Result: Result{Schema: o.Schema, Database: Redact(tx.Conn().Config())}, job: j, now: o.Now}
 	info, err := j.Info()
 	if err != nil {
-		return Result{}, err
+		return p, err
 	}
 	if info.Status != workspace.StatusCompleted && !o.Partial {
-		return Result{}, fmt.Errorf("job '%s' is %s, not completed: publish it when it completes, or publish what it has with --partial",
+		return p, fmt.Errorf("job '%s' is %s, not completed: publish it when it completes, or publish what it has with --partial",
 			j.ID, info.Status)
 	}
 	recs, err := j.View().Output()
 	if err != nil {
-		return Result{}, err
+		return p, err
 	}
-	res, err := Publish(ctx, Options{URL: o.URL, Schema: o.Schema, JobID: j.ID, Records: recs, Now: o.Now})
-	if err != nil {
-		return res, err
+	if err := migrate(ctx, tx, o.Schema); err != nil {
+		return p, err
 	}
-	pub := telemetry.Publication{Database: res.Database, Schema: res.Schema,
-		Requirements: len(recs), Inserted: res.Inserted, Updated: res.Updated, Unchanged: res.Unchanged,
-		Removed: res.Removed, Partial: info.Status != workspace.StatusCompleted}
-	if err := j.RecordPublication(o.Now, pub); err != nil {
-		return res, fmt.Errorf("published, but cannot record it in the job: %w", err)
+	if err := write(ctx, tx, Options{Schema: o.Schema, JobID: j.ID, Records: recs, Now: o.Now}, &p.Result); err != nil {
+		return p, err
 	}
-	return res, nil
+	r := p.Result
+	p.record = telemetry.Publication{Database: r.Database, Schema: r.Schema,
+		Requirements: len(recs), Inserted: r.Inserted, Updated: r.Updated, Unchanged: r.Unchanged,
+		Removed: r.Removed, Partial: info.Status != workspace.StatusCompleted}
+	return p, nil
+}
+
+// Record notes the committed publication in the job's events.
+func (p Publication) Record() error {
+	if err := p.job.RecordPublication(p.now, p.record); err != nil {
+		return fmt.Errorf("published, but cannot record it in the job: %w", err)
+	}
+	return nil
+}
+
+// Migrate creates or migrates Table in schema (DefaultSchema when empty)
+// within tx, as a publish does first.
+func Migrate(ctx context.Context, tx pgx.Tx, schema string) error {
+	if schema == "" {
+		schema = DefaultSchema
+	}
+	return migrate(ctx, tx, schema)
 }

@@ -232,3 +232,13 @@ func hide(err error, password string) error {
 	}
 	return errors.New(msg)
 }
+
+// HidePassword is err with the password of the database URL hidden, and
+// for a failed connection the server's own message without pgx's
+// restatement of the settings.
+func HidePassword(err error, databaseURL string) error {
+	if err == nil {
+		return nil
+	}
+	return hide(connectError(err), passwordIn(databaseURL))
+}
