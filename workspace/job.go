@@ -82,6 +82,9 @@ type Settings struct {
 	// (analyze_chunks); 0 leaves every chunk to the main agent. A job
 	// recorded without it ran before sub-agents existed: 0.
 	Parallel *int `json:"parallel,omitempty"`
+	// MaxText is the most text a document may give, in bytes (0: the
+	// default, 32 MB).
+	MaxText int64 `json:"max_text,omitempty"`
 }
 
 // Usage counts what the job has consumed so far.

@@ -271,6 +271,10 @@ func (r batchRunner) Start(ctx context.Context, id, path string, extracted *docu
 	return o.runJob(ctx, j, m, nil, extracted, rep)
 }
 
+func (r batchRunner) Check(path string) (*document.Cache, error) {
+	return jobrun.CheckDocuments([]string{path}, r.o.maxText)
+}
+
 func (r batchRunner) Resume(ctx context.Context, id string, rep jobrun.Reporter) (jobrun.Outcome, error) {
 	o := *r.o
 	j, info, err := openToResume(r.root, id)

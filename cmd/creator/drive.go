@@ -30,7 +30,7 @@ func (o *runOptions) settings(baseURL string) workspace.Settings {
 		MaxSteps: o.maxSteps, MaxTokens: o.maxTokens, MaxCost: o.maxCost, ContextWindow: o.contextWindow,
 		SummarizeAt: o.summarizeAt, KeepToolResults: o.keepToolResults, Tokenizer: o.tokenizer,
 		PriceIn: o.priceIn, PriceOut: o.priceOut, MinCoverage: o.minCoverage, AllTools: o.allTools,
-		SendReasoning: o.sendReasoning, Parallel: &o.parallel,
+		SendReasoning: o.sendReasoning, Parallel: &o.parallel, MaxText: o.maxText,
 	}
 	if baseURL != "" {
 		s.BaseURL = llm.SafeURL(baseURL)
@@ -52,7 +52,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	extracted, err := jobrun.CheckDocuments(o.documents)
+	extracted, err := jobrun.CheckDocuments(o.documents, o.maxText)
 	if err != nil {
 		return err
 	}
@@ -154,6 +154,7 @@ func (o *runOptions) inherit(s workspace.Settings) {
 	override(o, "min-coverage", &o.minCoverage, s.MinCoverage)
 	override(o, "all-tools", &o.allTools, s.AllTools)
 	override(o, "send-reasoning", &o.sendReasoning, s.SendReasoning)
+	override(o, "max-text", &o.maxText, s.MaxText)
 	if !o.changed("parallel") {
 		// A job recorded without the number ran before sub-agents: its
 		// main agent reads the chunks.

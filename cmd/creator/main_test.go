@@ -88,7 +88,7 @@ func TestScripts(t *testing.T) {
 // modelEnv is what would make a test talk to a model, or change a run's
 // figures, from the developer's environment.
 var modelEnv = []string{"CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CREATOR_MAX_STEPS",
-	"CREATOR_TOKENIZER", "CREATOR_PRICE_IN", "CREATOR_PRICE_OUT", "CREATOR_REQUEST_TIMEOUT", "CREATOR_RETRY_FOR", "CREATOR_SEND_REASONING", "CREATOR_PARALLEL", workspace.RootEnv}
+	"CREATOR_TOKENIZER", "CREATOR_PRICE_IN", "CREATOR_PRICE_OUT", "CREATOR_REQUEST_TIMEOUT", "CREATOR_RETRY_FOR", "CREATOR_SEND_REASONING", "CREATOR_PARALLEL", "CREATOR_MAX_TEXT", workspace.RootEnv}
 
 // testFactory is what a command takes from the process, for a test: the
 // streams, an environment of env alone (the developer's own is never

@@ -37,6 +37,7 @@ type runOptions struct {
 	minCoverage     float64
 	allTools        bool
 	parallel        int
+	maxText         int64
 	tokenizer       string
 	requestTimeout  time.Duration
 	retryFor        time.Duration
@@ -63,6 +64,8 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.IntVar(&o.keepToolResults, "keep-tool-results", compaction.DefaultKeepToolResults, "number of recent tool results kept whole in the prompt")
 	f.Float64Var(&o.minCoverage, "min-coverage", jobrun.DefaultMinCoverage, "share of the chunks that must be covered (read in full, and cited or declared empty) before the job can complete, e.g. 0.95")
 	f.IntVar(&o.parallel, "parallel", envCount(o.factory, "CREATOR_PARALLEL", jobrun.DefaultParallel), "sub-agents that analyse chunks at once, each with a fresh context, and the most model requests in flight (env CREATOR_PARALLEL); 0: the main agent reads every chunk itself. A resume keeps the job's number unless given")
+	o.maxText = envSize(o.factory, "CREATOR_MAX_TEXT", document.DefaultMaxText)
+	f.Var(byteSize{&o.maxText}, "max-text", "refuse a document whose text is larger than this, before it is chunked and indexed (e.g. 64MB; env CREATOR_MAX_TEXT; about 8 million tokens)")
 	f.BoolVar(&o.allTools, "all-tools", false, "send every tool definition with every request instead of the core tools and those the model found with search_tools")
 	f.StringVar(&o.tokenizer, "tokenizer", o.envString("CREATOR_TOKENIZER", tokens.DefaultEncoding), "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
 	f.DurationVar(&o.requestTimeout, "request-timeout", envNumber(o.factory, "CREATOR_REQUEST_TIMEOUT", 10*time.Minute, time.ParseDuration), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
@@ -203,6 +206,7 @@ type extractOptions struct {
 	*globalOptions
 	document string
 	output   string
+	maxText  int64
 }
 
 func newExtractCmd(g *globalOptions) *cobra.Command {
@@ -224,13 +228,15 @@ line ends are joined. A summary (pages, characters, tokens) goes to stderr.`,
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
+	o.maxText = envSize(o.factory, "CREATOR_MAX_TEXT", document.DefaultMaxText)
+	cmd.Flags().Var(byteSize{&o.maxText}, "max-text", "refuse a document whose text is larger than this (e.g. 64MB; env CREATOR_MAX_TEXT)")
 	return cmd
 }
 
 func runExtract(o *extractOptions) error {
 	// The token table loads while the document is read.
 	go tokens.Default()
-	doc, err := document.Extract(o.document, document.Options{})
+	doc, err := document.Extract(o.document, document.Options{MaxText: o.maxText})
 	if err != nil {
 		return err
 	}

@@ -83,8 +83,11 @@ type Entry struct {
 // progress reporter. The caller closes nothing: the Runner opens, locks and
 // closes the job. The error is for failures of the program.
 type Runner interface {
+	// Check reads a document as its job will (jobrun.CheckDocuments with
+	// the runner's limits): an error is a document refused for good.
+	Check(path string) (*document.Cache, error)
 	// Start creates the job id for the document and runs it; extracted is
-	// what jobrun.CheckDocuments read of it.
+	// what Check read of it.
 	Start(ctx context.Context, id, path string, extracted *document.Cache, rep jobrun.Reporter) (jobrun.Outcome, error)
 	// Resume continues the job id.
 	Resume(ctx context.Context, id string, rep jobrun.Reporter) (jobrun.Outcome, error)
@@ -294,7 +297,7 @@ func (b *Batch) runOne(ctx, runCtx context.Context, i int) {
 	if e.resume {
 		out, err = b.o.Runner.Resume(runCtx, e.Job, rep)
 	} else {
-		extracted, cerr := jobrun.CheckDocuments([]string{e.Path})
+		extracted, cerr := b.o.Runner.Check(e.Path)
 		if cerr != nil {
 			b.update(i, func(e *Entry) {
 				e.State, e.Error, e.Elapsed = Refused, strings.TrimSuffix(cerr.Error(), " — no job was created"), b.o.Now().Sub(e.began)

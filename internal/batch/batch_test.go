@@ -112,6 +112,10 @@ func (f *fakeRunner) Start(ctx context.Context, id, path string, _ *document.Cac
 	return jobrun.Outcome{Status: workspace.StatusCompleted}, nil
 }
 
+func (f *fakeRunner) Check(path string) (*document.Cache, error) {
+	return jobrun.CheckDocuments([]string{path}, 0)
+}
+
 func (f *fakeRunner) Resume(ctx context.Context, id string, rep jobrun.Reporter) (jobrun.Outcome, error) {
 	return f.Start(ctx, id, id, nil, rep)
 }

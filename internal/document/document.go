@@ -68,6 +68,11 @@ type Page struct {
 // Options of Extract.
 type Options struct {
 	MaxBytes int64 // default DefaultMaxBytes
+	// MaxText is the most text a document may give, in bytes of UTF-8;
+	// default DefaultMaxText. A larger text is refused before anything
+	// is done with it (chunks, an index), which would take memory and
+	// time in proportion.
+	MaxText int64
 	// Workers is how many pages of a PDF are read at once; 0 means one per
 	// CPU (GOMAXPROCS). The text does not depend on it.
 	Workers int
@@ -78,6 +83,28 @@ func (o Options) maxBytes() int64 {
 		return o.MaxBytes
 	}
 	return DefaultMaxBytes
+}
+
+func (o Options) maxText() int64 {
+	if o.MaxText > 0 {
+		return o.MaxText
+	}
+	return DefaultMaxText
+}
+
+// DefaultMaxText is the most text a document may give by default: 32 MB,
+// about 8 million tokens.
+const DefaultMaxText = 32_000_000
+
+// TextTooLargeError is a document whose text is over Options.MaxText.
+// Size is the text's size, or the file's when that alone is over the limit.
+type TextTooLargeError struct {
+	Name      string
+	Size, Max int64
+}
+
+func (e *TextTooLargeError) Error() string {
+	return fmt.Sprintf("the text of %s is %s, more than the %s allowed (--max-text)", e.Name, humanize.Bytes(e.Size), humanize.Bytes(e.Max))
 }
 
 func (o Options) workers() int {
@@ -120,6 +147,10 @@ func Extract(path string, opts Options) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	if format == FormatText && fi.Size() > opts.maxText() {
+		// A text file's text is its bytes: refused before it is read.
+		return nil, &TextTooLargeError{Name: name, Size: fi.Size(), Max: opts.maxText()}
+	}
 	var doc *Document
 	switch format {
 	case FormatPDF:
@@ -142,10 +173,25 @@ func Extract(path string, opts Options) (*Document, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	doc.Format = format
+	if size := doc.textSize(); size > opts.maxText() {
+		return nil, &TextTooLargeError{Name: name, Size: size, Max: opts.maxText()}
+	}
 	if strings.TrimSpace(doc.Body()) == "" {
 		return nil, fmt.Errorf("%s: no text could be extracted%s", name, emptyHint(doc))
 	}
 	return doc, nil
+}
+
+// textSize is the size of the document's text without page markers,
+// counted without building it.
+func (d *Document) textSize() int64 {
+	var n int64
+	for _, p := range d.Pages {
+		for _, l := range p.Lines {
+			n += int64(len(l)) + 1
+		}
+	}
+	return n
 }
 
 func emptyHint(doc *Document) string {

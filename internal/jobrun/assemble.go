@@ -7,6 +7,7 @@ import (
 	"creator/compaction"
 	"creator/internal/agent"
 	"creator/internal/coverage"
+	"creator/internal/document"
 	"creator/internal/donecheck"
 	"creator/internal/index"
 	"creator/internal/job"
@@ -53,7 +54,12 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 		}
 		return st
 	}
-	docs := tools.DocumentFiles{Files: r.ws.Files, Own: r.ws.Internal, Inputs: info.Inputs, Extracted: cfg.Extracted}
+	extracted := cfg.Extracted
+	if extracted == nil {
+		// A resumed job extracts its documents again, within its limit.
+		extracted = document.NewCache(document.Options{MaxText: cfg.Settings.MaxText})
+	}
+	docs := tools.DocumentFiles{Files: r.ws.Files, Own: r.ws.Internal, Inputs: info.Inputs, Extracted: extracted}
 	all := append(tools.WorkspaceTools(r.job.Files()), tools.PlanningTools(r.planner, stats, nil)...)
 	all = append(all, tools.DocumentTools(docs, counter)...)
 	all = append(all, tools.RequirementTools(r.job.Requirements(), r.job.Coverage)...)

@@ -461,8 +461,10 @@ func (r *run) noteError(out agent.Outcome) {
 // large) is refused before a job is made and any model call is paid for.
 // It returns what it extracted, for Config.Extracted: the job's copies of
 // the documents are then not extracted again.
-func CheckDocuments(paths []string) (*document.Cache, error) {
-	extracted := document.NewCache(document.Options{})
+//
+// maxText is the most text a document may give (0: document.DefaultMaxText).
+func CheckDocuments(paths []string, maxText int64) (*document.Cache, error) {
+	extracted := document.NewCache(document.Options{MaxText: maxText})
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			continue // workspace.Create says what is wrong with it

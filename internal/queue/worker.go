@@ -215,7 +215,7 @@ func (w *worker) run(ctx context.Context, runner batch.Runner, a Args) (jobrun.O
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return jobrun.Outcome{}, err
 	}
-	extracted, err := jobrun.CheckDocuments([]string{path})
+	extracted, err := runner.Check(path)
 	if err != nil {
 		msg := strings.TrimSuffix(err.Error(), " — no job was created")
 		return jobrun.Outcome{}, fmt.Errorf("%w: %s", errRefused, strings.ReplaceAll(msg, path, a.Name))
