@@ -252,7 +252,7 @@ func TestRunInterrupted(t *testing.T) {
 func TestCheckedDocumentsAreExtractedOnce(t *testing.T) {
 	t.Parallel()
 	src := filepath.Join("..", "..", "testdata", "sample", "retention-policy.pdf")
-	extracted, err := jobrun.CheckDocuments([]string{src})
+	extracted, err := jobrun.CheckDocuments([]string{src}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
