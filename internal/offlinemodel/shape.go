@@ -37,6 +37,7 @@ var (
 	verifyVerbRE = regexp.MustCompile(`(?i)^(?:verify|ensure|confirm|check|determine|review|test|validate|examine|inspect|assess|make sure)\b`)
 	// Level columns at the end of a row's first line: "1", "2 3", "L2",
 	// ticks.
+	levelLineRE = regexp.MustCompile(`^(?:[1-3]|L[1-3]|[✓✔●■])(?:[ \t]+(?:[1-3]|L[1-3]|[✓✔●■]))*$`)
 	levelTailRE = regexp.MustCompile(`(?:[ \t]+(?:[1-3]|L[1-3]|[✓✔●■]))+[ \t]*$`)
 	// A row marked as no longer a requirement.
 	retiredRowRE = regexp.MustCompile(`(?i)^[\[(]?\s*(?:deleted|moved|removed|withdrawn|merged|replaced|deprecated|obsolete)\b`)
@@ -102,13 +103,14 @@ func shapeFinding(quote, cue, note string) finding {
 func verificationRows(text string) []found {
 	var out []found
 	type row struct {
-		id     string
-		start  int    // of the statement
-		lines  []span // the statement's lines
-		cut    []bool // a line that starts a new run of them
-		levels string // the level columns of its first line
-		broken bool   // a page break since its last line
-		header bool   // a header skipped since its last line
+		id      string
+		start   int    // of the statement
+		lines   []span // the statement's lines
+		cut     []bool // a line that starts a new run of them
+		levels  string // the level columns of its first line
+		broken  bool   // a page break since its last line
+		header  bool   // a header skipped since its last line
+		ownLine bool   // the level columns stood on a line of their own
 	}
 	var cur *row
 	flush := func() {
@@ -118,7 +120,7 @@ func verificationRows(text string) []found {
 		r := cur
 		cur = nil
 		first := text[r.lines[0].from:r.lines[0].to]
-		if m := levelTailRE.FindStringIndex(first); m != nil && m[0] > 0 {
+		if m := levelTailRE.FindStringIndex(first); m != nil && m[0] > 0 && r.levels == "" {
 			r.levels = strings.TrimSpace(first[m[0]:])
 			r.lines[0].to = r.lines[0].from + m[0]
 		}
@@ -140,7 +142,7 @@ func verificationRows(text string) []found {
 		var quotes []sentence
 		seg := r.lines[0]
 		for i, l := range r.lines[1:] {
-			if r.cut[i+1] || i == 0 && r.levels != "" {
+			if r.cut[i+1] || i == 0 && r.levels != "" && !r.ownLine {
 				quotes = append(quotes, sentence{text: text[seg.from:seg.to], start: seg.from})
 				seg = l
 				continue
@@ -174,6 +176,13 @@ func verificationRows(text string) []found {
 			flush()
 			cur = &row{id: trimmed[m[2]:m[3]], start: from + m[4], lines: []span{{from + m[4], to}}, cut: []bool{false}}
 		case cur == nil:
+		case levelLineRE.MatchString(trimmed):
+			// The level columns on a line of their own, after the
+			// statement's first line.
+			if cur.levels == "" {
+				cur.levels, cur.ownLine = trimmed, true
+			}
+			cur.header = true
 		case cur.broken && (trimmed == "" || !lowerWord.MatchString(trimmed) && len(strings.Fields(trimmed)) <= 4):
 			// The table's header on the new page.
 			cur.header = cur.header || trimmed != ""
