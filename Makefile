@@ -164,6 +164,7 @@ bad-docs:
 # The sample PDF is typeset from its Markdown source by the project itself.
 sample-pdf:
 	$(GO) run ./internal/pdfwrite/mksample testdata/sample/retention-policy.md testdata/sample/retention-policy.pdf
+	$(GO) run ./internal/pdfwrite/mkchecklist testdata/shapes/verification-checklist.md testdata/shapes/verification-checklist.pdf
 
 clean:
 	rm -rf $(BIN)

@@ -591,12 +591,13 @@ func fileContent(cr callResult) string {
 
 // profileReads returns the text of the profile chunks read in the latest
 // step, by document, when the step read the first k chunks of every
-// document.
-func (c *conversation) profileReads(f *facts, k int) (map[string]string, bool) {
+// document: the first chunks' text, and the text of the chunks sampled
+// further in (see profileSample).
+func (c *conversation) profileReads(f *facts, k int) (head, sample map[string]string, ok bool) {
 	if len(c.steps) == 0 {
-		return nil, false
+		return nil, nil, false
 	}
-	texts := map[string]string{}
+	head, sample = map[string]string{}, map[string]string{}
 	read := map[string]bool{}
 	for _, cr := range c.steps[len(c.steps)-1].calls {
 		if cr.call.Name == "read_file" && cr.ok && chunkPathRE.MatchString(cr.path()) {
@@ -604,25 +605,33 @@ func (c *conversation) profileReads(f *facts, k int) (map[string]string, bool) {
 			// A profile needs a sample of the text: a chunk cut by
 			// read_file gives what was read of it.
 			content := fileContent(cr)
+			n := atoi(chunkPathRE.FindStringSubmatch(cr.path())[1])
 			if ch, ok := parseChunk(0, content); ok {
-				texts[ch.doc] += ch.body + "\n"
+				if rng, ok := f.chunked[ch.doc]; ok && n >= rng.first+k {
+					sample[ch.doc] += ch.body + "\n"
+				} else {
+					head[ch.doc] += ch.body + "\n"
+				}
 			}
 		}
 	}
 	for _, d := range f.inputs {
-		if texts[d] == "" {
-			return nil, false
+		if head[d] == "" {
+			return nil, nil, false
 		}
-		// All of the first k chunks, so that a profile made again (its
+		// All of the sampled chunks, so that a profile made again (its
 		// write was lost) is the one made the first time.
 		rng, ok := f.chunked[d]
-		for n := rng.first; ok && n <= rng.last && n < rng.first+k; n++ {
+		if !ok {
+			continue
+		}
+		for _, n := range profileSample(rng, k) {
 			if !read[chunkPath(n)] {
-				return nil, false
+				return nil, nil, false
 			}
 		}
 	}
-	return texts, len(texts) > 0
+	return head, sample, len(head) > 0
 }
 
 // profileLost reports whether the newest read of notes/document.md failed

@@ -380,14 +380,14 @@ func (m *Model) profile(st *conversation, f *facts, s *taskStep) string {
 // profileWrite is the write of notes/document.md from the first chunks of
 // each document, when their reads are in the conversation.
 func (m *Model) profileWrite(st *conversation, f *facts) (llm.ToolCall, bool) {
-	texts, ok := st.profileReads(f, m.ProfileChunks)
+	texts, samples, ok := st.profileReads(f, m.ProfileChunks)
 	if !ok {
 		return llm.ToolCall{}, false
 	}
 	var b strings.Builder
 	b.WriteString("# Document profile\n\nHow each document writes its requirements; the rules for finding them follow from it.\n\n")
 	for _, d := range f.inputs {
-		b.WriteString(makeProfile(d, texts[d]).render() + "\n")
+		b.WriteString(makeProfile(d, texts[d], samples[d]).render() + "\n")
 	}
 	return call("write_file", map[string]any{"path": "notes/document.md", "content": b.String()}), true
 }
@@ -398,11 +398,36 @@ func (m *Model) profileChunkReads(f *facts) []llm.ToolCall {
 	var calls []llm.ToolCall
 	for _, d := range f.inputs {
 		rng, ok := f.chunked[d]
-		for n := rng.first; ok && n <= rng.last && n < rng.first+m.ProfileChunks; n++ {
+		if !ok {
+			continue
+		}
+		for _, n := range profileSample(rng, m.ProfileChunks) {
 			calls = append(calls, call("read_file", map[string]any{"path": chunkPath(n), "limit": 2000}))
 		}
 	}
 	return calls
+}
+
+// sampleChunks is how many chunks beyond the first ones the profile reads,
+// spread over the rest of the document: the tables or rules of a document
+// may begin only after many pages of front matter.
+const sampleChunks = 4
+
+// profileSample are the chunks the profile of a document is made from: its
+// first k chunks, and sampleChunks spread evenly over the rest.
+func profileSample(rng chunkRange, k int) []int {
+	var out []int
+	for n := rng.first; n <= rng.last && n < rng.first+k; n++ {
+		out = append(out, n)
+	}
+	rest := rng.last - (rng.first + k) + 1
+	for i := 1; rest > 0 && i <= sampleChunks; i++ {
+		n := rng.first + k + i*rest/(sampleChunks+1)
+		if n > out[len(out)-1] && n <= rng.last {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // finalize builds the output; what finalize_output refused is removed
@@ -574,20 +599,39 @@ func splitLong(s sentence, most int) []sentence {
 // informative blocks, in the order they stand.
 func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 	p := profiles[c.doc]
-	bs := blocks(c.body)
-	all := blockStatements(c.body, bs)
-	rows, rowSpans := tableRows(c.body, bs, p)
-	all = append(all, rows...)
-	all = append(all, cueSentences(c.body, bs, rowSpans, p)...)
+	var all []found
+	switch p.Shape {
+	case shapeTable:
+		all = verificationRows(c.body)
+	case shapeRules:
+		all = ruleTitles(c.body)
+	default:
+		bs := blocks(c.body)
+		all = blockStatements(c.body, bs)
+		rows, rowSpans := tableRows(c.body, bs, p)
+		all = append(all, rows...)
+		all = append(all, cueSentences(c.body, bs, rowSpans, p)...)
+	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].s.start < all[j].s.start })
 	var out []draft
 	seen := map[string]bool{}
 	for _, x := range all {
-		if len(strings.Fields(x.quote)) < 4 || seen[x.quote] || strings.Contains(x.quote, tools.LineCut) {
+		// Rows that begin alike are told apart by their whole text.
+		key := x.quote + "\x00" + x.text
+		if len(strings.Fields(x.quote)) < 4 && x.text == "" || seen[key] || strings.Contains(x.text+x.quote, tools.LineCut) {
 			continue
 		}
-		seen[x.quote] = true
-		out = append(out, buildDraft(x.quote, c.doc, chunkID(c.n), c.heading, x.f, p))
+		seen[key] = true
+		text := x.quote
+		if x.text != "" {
+			text = x.text
+		}
+		d := buildDraft(text, c.doc, chunkID(c.n), c.heading, x.f, p)
+		d.Citations[0].Quote = x.quote
+		for _, q := range x.more {
+			d.Citations = append(d.Citations, requirement.Citation{Document: c.doc, Chunk: chunkID(c.n), Quote: q})
+		}
+		out = append(out, d)
 	}
 	return out
 }
@@ -598,6 +642,16 @@ type found struct {
 	s     sentence
 	quote string
 	f     finding
+	// Of a row or rule read by the document's shape (shape.go): the
+	// requirement's text when it is not the quote (level columns left
+	// out), the quotes after the first (the statement's runs of lines
+	// between level columns or a repeated table header), and the row's
+	// identifier and level columns as the document gives them, for the
+	// record's source_id and attributes.
+	text   string
+	more   []string
+	id     string
+	levels string
 }
 
 // span is a byte range of a chunk.
@@ -646,7 +700,7 @@ func tableRows(text string, bs []block, p profile) ([]found, []span) {
 					note: "a row of a requirements table with its own identifier, an obligation whatever its verb"}
 			}
 			spans = append(spans, span{row.line, row.start + len(row.text)})
-			out = append(out, found{row.sentence, quote, f})
+			out = append(out, found{s: row.sentence, quote: quote, f: f})
 		}
 	}
 	return out, spans
@@ -672,7 +726,7 @@ func cueSentences(text string, bs []block, rows []span, p profile) []found {
 			s = stripLead(s)
 			quote := requirement.Clean(s.text)
 			if f, ok := classify(quote, p.UpperOnly); ok {
-				out = append(out, found{s, quote, f})
+				out = append(out, found{s: s, quote: quote, f: f})
 			}
 		}
 	}

@@ -17,6 +17,10 @@ type profile struct {
 	Identifier string // RFC 9000, NIST SP 800-63B, GoBD …
 	UpperOnly  bool
 	Reason     string // why the convention was chosen
+	// Shape is how the document states its requirements when that is by
+	// its layout rather than its sentences: shapeTable or shapeRules, else
+	// shapeProse (see shape.go).
+	Shape string
 }
 
 var (
@@ -32,8 +36,10 @@ var (
 	englishRE     = regexp.MustCompile(`\b(the|and|is|are|not|be|for|with|of|to)\b`)
 )
 
-// makeProfile studies the first chunks of a document.
-func makeProfile(doc, text string) profile {
+// makeProfile studies the first chunks of a document; sample is text
+// from further in, where a document's tables or rules may only begin after
+// its front matter.
+func makeProfile(doc, text string, sample ...string) profile {
 	p := profile{Document: doc, Language: "English"}
 	if len(germanRE.FindAllString(text, -1)) > len(englishRE.FindAllString(text, -1)) {
 		p.Language = "German"
@@ -69,6 +75,13 @@ func makeProfile(doc, text string) profile {
 	default:
 		p.Reason = "ordinary modal verbs carry the requirements: must, shall, should, may"
 	}
+	p.Shape = documentShape(text + "\n" + strings.Join(sample, "\n"))
+	switch p.Shape {
+	case shapeTable:
+		p.Reason = "requirements stand in table rows with dotted identifiers (verification statements); the prose around the tables is context"
+	case shapeRules:
+		p.Reason = "a list of rules: each rule's title is its requirement; discussion, check and fix texts and metadata are context"
+	}
 	return p
 }
 
@@ -82,18 +95,25 @@ func (p profile) render() string {
 	if id == "" {
 		id = "-"
 	}
+	shape := p.Shape
+	if shape == "" {
+		shape = shapeProse
+	}
 	// One line a field: parseProfiles reads them back line by line.
-	return fmt.Sprintf("## %s\n\n- Language: %s\n- Identifier: %s\n- Convention: %s\n- Why: %s\n",
-		humanize.OneLine(p.Document), humanize.OneLine(p.Language), humanize.OneLine(id), conv, humanize.OneLine(p.Reason))
+	return fmt.Sprintf("## %s\n\n- Language: %s\n- Identifier: %s\n- Convention: %s\n- Shape: %s\n- Why: %s\n",
+		humanize.OneLine(p.Document), humanize.OneLine(p.Language), humanize.OneLine(id), conv, shape, humanize.OneLine(p.Reason))
 }
 
-var profileSectionRE = regexp.MustCompile(`(?m)^## (.+)\n\n- Language: (\w+)\n- Identifier: (.+)\n- Convention: ([\w-]+)\n`)
+var profileSectionRE = regexp.MustCompile(`(?m)^## (.+)\n\n- Language: (\w+)\n- Identifier: (.+)\n- Convention: ([\w-]+)\n(?:- Shape: ([\w-]+)\n)?`)
 
 // parseProfiles reads notes/document.md as written by render.
 func parseProfiles(text string) map[string]profile {
 	out := map[string]profile{}
 	for _, m := range profileSectionRE.FindAllStringSubmatch(text, -1) {
 		p := profile{Document: m[1], Language: m[2], Identifier: m[3], UpperOnly: m[4] == "upper-case-keywords"}
+		if m[5] != shapeProse {
+			p.Shape = m[5]
+		}
 		if p.Identifier == "-" {
 			p.Identifier = ""
 		}
