@@ -20,6 +20,9 @@ type draft struct {
 	Citations  []requirement.Citation `json:"citations"`
 	Confidence float64                `json:"confidence"`
 	Rationale  string                 `json:"rationale"`
+	// SourceID is the document's id of the row or item the requirement
+	// comes from.
+	SourceID string `json:"source_id,omitempty"`
 }
 
 var (

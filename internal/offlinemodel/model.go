@@ -587,7 +587,9 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 			continue
 		}
 		seen[x.quote] = true
-		out = append(out, buildDraft(x.quote, c.doc, chunkID(c.n), c.heading, x.f, p))
+		d := buildDraft(x.quote, c.doc, chunkID(c.n), c.heading, x.f, p)
+		d.SourceID = x.id
+		out = append(out, d)
 	}
 	return out
 }
@@ -598,6 +600,7 @@ type found struct {
 	s     sentence
 	quote string
 	f     finding
+	id    string // the document's id of the row or item, when it has one
 }
 
 // span is a byte range of a chunk.
@@ -646,7 +649,7 @@ func tableRows(text string, bs []block, p profile) ([]found, []span) {
 					note: "a row of a requirements table with its own identifier, an obligation whatever its verb"}
 			}
 			spans = append(spans, span{row.line, row.start + len(row.text)})
-			out = append(out, found{row.sentence, quote, f})
+			out = append(out, found{row.sentence, quote, f, row.id})
 		}
 	}
 	return out, spans
@@ -672,7 +675,7 @@ func cueSentences(text string, bs []block, rows []span, p profile) []found {
 			s = stripLead(s)
 			quote := requirement.Clean(s.text)
 			if f, ok := classify(quote, p.UpperOnly); ok {
-				out = append(out, found{s, quote, f})
+				out = append(out, found{s: s, quote: quote, f: f})
 			}
 		}
 	}
