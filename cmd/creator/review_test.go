@@ -137,7 +137,7 @@ func TestReviewCommand(t *testing.T) {
 		t.Errorf("export --reviewed-only stderr %q", stderr)
 	}
 	_, out, _ = cli(t, "export", "--workspace", root, "--job", "rv", "--format", "csv")
-	if !strings.Contains(out, ",rejected,covered by REQ-001\n") {
+	if !strings.Contains(out, ",rejected,covered by REQ-001,,{}\n") {
 		t.Errorf("csv export:\n%s", out)
 	}
 }
