@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -71,6 +72,9 @@ func (r *argReader) read(s *jsonschema.Schema, v any, at argPath, notes *[]strin
 }
 
 func (r *argReader) readObject(s *jsonschema.Schema, v any, at argPath, notes *[]string) (any, error) {
+	if isMap(s) {
+		return r.readMap(s, v, at, notes)
+	}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		if str, isString := v.(string); isString {
@@ -120,6 +124,123 @@ func (r *argReader) readObject(s *jsonschema.Schema, v any, at argPath, notes *[
 		return nil, errors.New(schemaerr.Missing(missing, at.shown))
 	}
 	return obj, nil
+}
+
+// isMap reports whether s is an object of any names with values of one
+// schema (a Go map), not one with named fields.
+func isMap(s *jsonschema.Schema) bool {
+	return len(s.Properties) == 0 && s.AdditionalProperties != nil && s.AdditionalProperties.Type != ""
+}
+
+// readMap reads an object of names to values. Besides an object (or one
+// in a JSON string) it takes what models send for one when the meaning is
+// plain: a list of "name: value" (or "name=value") strings, a list of
+// {"name"|"key": …, "value": …} objects, a list of one-field objects, and
+// one string of "name: value" parts on lines or between semicolons. A null
+// value is a value not given.
+func (r *argReader) readMap(s *jsonschema.Schema, v any, at argPath, notes *[]string) (any, error) {
+	var obj map[string]any
+	switch x := v.(type) {
+	case map[string]any:
+		obj = x
+	case string:
+		if parsed, ok := jsonOf[map[string]any](x); ok {
+			*notes = append(*notes, fmt.Sprintf("read %s, sent as a JSON string, as an object", at.shown))
+			obj = parsed
+		} else if parsed, ok := jsonOf[[]any](x); ok {
+			obj = pairsOf(parsed)
+		} else {
+			obj = pairsOf(splitPairs(x))
+			if obj != nil {
+				*notes = append(*notes, fmt.Sprintf("read %s %s as %s", at.shown, quoteShort(x), objectText(obj)))
+			}
+		}
+	case []any:
+		obj = pairsOf(x)
+		if obj != nil {
+			*notes = append(*notes, fmt.Sprintf("read %s, sent as a list, as %s", at.shown, objectText(obj)))
+		}
+	}
+	if obj == nil {
+		return nil, fmt.Errorf("field %q must be an object of names and values, e.g. {\"level\": \"2\"}, not %s", at.shown, describeValue(v))
+	}
+	out := make(map[string]any, len(obj))
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
+		if obj[name] == nil {
+			continue // null means "not given"
+		}
+		nv, err := r.read(s.AdditionalProperties, obj[name], at.field(name), notes)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = nv
+	}
+	return out, nil
+}
+
+// splitPairs cuts a string of "name: value" parts at line breaks and
+// semicolons (not at commas, which values hold).
+func splitPairs(s string) []any {
+	var out []any
+	for _, part := range strings.FieldsFunc(s, func(c rune) bool { return c == '\n' || c == ';' }) {
+		if part = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(part), "-*•")); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// pairsOf reads a list sent for an object of names and values; nil unless
+// every item is a "name: value" or "name=value" string, a {"name"|"key",
+// "value"} object or an object of one field, and no name comes twice.
+func pairsOf(list []any) map[string]any {
+	if len(list) == 0 {
+		return nil
+	}
+	out := map[string]any{}
+	for _, item := range list {
+		var name string
+		var value any
+		switch x := item.(type) {
+		case string:
+			i := strings.IndexAny(x, ":=")
+			if i <= 0 {
+				return nil
+			}
+			name, value = strings.TrimSpace(x[:i]), strings.TrimSpace(x[i+1:])
+		case map[string]any:
+			n, hasName := x["name"]
+			if !hasName {
+				n, hasName = x["key"]
+			}
+			if val, hasValue := x["value"]; hasName && hasValue && len(x) == 2 {
+				s, ok := n.(string)
+				if !ok {
+					return nil
+				}
+				name, value = s, val
+			} else if len(x) == 1 {
+				for k, val := range x {
+					name, value = k, val
+				}
+			} else {
+				return nil
+			}
+		default:
+			return nil
+		}
+		if _, twice := out[name]; twice || strings.TrimSpace(name) == "" {
+			return nil
+		}
+		out[name] = value
+	}
+	return out
+}
+
+// objectText renders an object read from another form for a note.
+func objectText(obj map[string]any) string {
+	data, _ := json.Marshal(obj)
+	return humanize.Clip(string(data), 120)
 }
 
 func (r *argReader) readArray(s *jsonschema.Schema, v any, at argPath, notes *[]string) (any, error) {

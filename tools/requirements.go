@@ -89,21 +89,23 @@ type citationArgs struct {
 }
 
 type saveArgs struct {
-	Title      string         `json:"title" jsonschema:"short name, at most 80 characters"`
-	Text       string         `json:"text" jsonschema:"the requirement: atomic, testable, in the source's strength (must, must not, may, should)"`
-	Type       reqType        `json:"type"`
-	Category   reqCategory    `json:"category"`
-	Priority   reqPriority    `json:"priority"`
-	Frameworks []string       `json:"frameworks,omitempty" list:"names" jsonschema:"e.g. GoBD, GDPR; leave out when none applies"`
-	Citations  []citationArgs `json:"citations" jsonschema:"one or more places in the source that state the requirement"`
-	Confidence float64        `json:"confidence" jsonschema:"0 to 1: how sure you are that this is a requirement as written"`
-	Rationale  string         `json:"rationale" jsonschema:"why this is a requirement: the cue and its context"`
+	Title      string            `json:"title" jsonschema:"short name, at most 80 characters"`
+	Text       string            `json:"text" jsonschema:"the requirement: atomic, testable, in the source's strength (must, must not, may, should)"`
+	Type       reqType           `json:"type"`
+	Category   reqCategory       `json:"category"`
+	Priority   reqPriority       `json:"priority"`
+	Frameworks []string          `json:"frameworks,omitempty" list:"names" jsonschema:"e.g. GoBD, GDPR; leave out when none applies"`
+	Citations  []citationArgs    `json:"citations" jsonschema:"one or more places in the source that state the requirement"`
+	Confidence float64           `json:"confidence" jsonschema:"0 to 1: how sure you are that this is a requirement as written"`
+	Rationale  string            `json:"rationale" jsonschema:"why this is a requirement: the cue and its context"`
+	SourceID   string            `json:"source_id,omitempty" jsonschema:"the document's own id of the requirement when it gives one, e.g. V1.2.3, BK-01, 4.2.1, RHEL-09-211010; leave out when it gives none"`
+	Attributes map[string]string `json:"attributes,omitempty" jsonschema:"the document's columns of the requirement, column name to value as written, e.g. {\"level\": \"2\", \"priority\": \"High\"}; leave out when it has none"`
 }
 
 func (r *reqTools) save(ctx context.Context, a saveArgs) (llm.ToolResult, error) {
 	draft := requirement.Record{
 		Title: a.Title, Text: a.Text, Type: string(a.Type), Category: string(a.Category), Priority: string(a.Priority),
-		Frameworks: a.Frameworks, Confidence: a.Confidence, Rationale: a.Rationale,
+		Frameworks: a.Frameworks, Confidence: a.Confidence, Rationale: a.Rationale, SourceID: a.SourceID, Attributes: a.Attributes,
 	}
 	for _, c := range a.Citations {
 		draft.Citations = append(draft.Citations, requirement.Citation{Document: c.Document, Chunk: c.Chunk, Page: c.Page, Quote: c.Quote})

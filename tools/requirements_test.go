@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -271,5 +273,82 @@ func TestRequirementWording(t *testing.T) {
 		"- requirements/req_001/final.json has id REQ-999; in this folder it must be REQ-001\n"
 	if !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "\n- requirements/req_020/final.json has id REQ-999; in this folder it must be REQ-020\n… and 2 more") {
 		t.Errorf("invalidOutput =\n%v", err)
+	}
+}
+
+// save_requirement keeps the document's id and columns of a requirement,
+// and reads the forms models send them in when they mean one thing: a
+// list of "name: value" strings or of {name, value} objects, numbers and
+// booleans as values, a string of "name: value" parts, a null value. Each
+// is named in the result.
+func TestSaveRequirementSourceIDAndAttributes(t *testing.T) {
+	t.Parallel()
+	job, reg := reqEnv(t)
+	c1 := chunkOf(t, job, "Invoices must be kept")
+	c2 := chunkOf(t, job, "Records must not be deleted")
+	c3 := chunkOf(t, job, "should be checked")
+	with := func(quote, chunk, text, extra string) string {
+		args := strings.Replace(saveArgsJSON(quote, chunk, 0), `"The company must keep invoices for ten years."`, strconv.Quote(text), 1)
+		return strings.TrimSuffix(args, "}") + "," + extra + "}"
+	}
+	cases := []struct {
+		name  string
+		args  string
+		id    string
+		attrs map[string]string
+		notes []string
+	}{
+		{"an object of strings", with("Invoices must be kept for ten years.", c1, "Invoices must be kept for ten years.", `"source_id":" V1.2.3 ","attributes":{"level":"2","priority":"High"}`),
+			"V1.2.3", map[string]string{"level": "2", "priority": "High"}, nil},
+		{"a list of name: value strings with a number",
+			with("Business letters shall be kept for six years.", c1, "Business letters must be kept for six years.", `"source_id":"BK-01","attributes":["level: 2","Severity = CAT II"]`),
+			"BK-01", map[string]string{"level": "2", "Severity": "CAT II"}, []string{`read attributes, sent as a list, as {"Severity":"CAT II","level":"2"}`}},
+		{"numbers and booleans as values, a null, a source id as a number",
+			with("Records must not be deleted before the end of their retention period, even if the business relationship has ended.", c2, "Records must not be deleted early.", `"source_id":4.2,"attributes":{"level":2,"automated":true,"owner":null}`),
+			"4.2", map[string]string{"level": "2", "automated": "true"}, []string{`read source_id 4.2 as "4.2"`, `read attributes.level 2 as "2"`, `read attributes.automated true as "true"`}},
+		{"a list of name/value objects", with("The archive should be checked every quarter.", c3, "The archive should be checked every quarter.", `"attributes":[{"name":"level","value":"1"},{"key":"priority","value":"Low"}]`),
+			"", map[string]string{"level": "1", "priority": "Low"}, []string{`read attributes, sent as a list, as {"level":"1","priority":"Low"}`}},
+	}
+	for i, c := range cases {
+		out, err := call(t, reg, "save_requirement", c.args)
+		if err != nil || !strings.HasPrefix(out, fmt.Sprintf("saved REQ-%03d", i+1)) {
+			t.Fatalf("%s: %q, %v", c.name, out, err)
+		}
+		for _, n := range c.notes {
+			if !strings.Contains(out, n) {
+				t.Errorf("%s: result lacks %q:\n%s", c.name, n, out)
+			}
+		}
+		var rec requirement.Record
+		data, _ := os.ReadFile(filepath.Join(job.Dir, "requirements", fmt.Sprintf("req_%03d", i+1), "final.json"))
+		if err := json.Unmarshal(data, &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.SourceID != c.id || !reflect.DeepEqual(rec.Attributes, c.attrs) {
+			t.Errorf("%s: stored source_id %q, attributes %v; want %q, %v", c.name, rec.SourceID, rec.Attributes, c.id, c.attrs)
+		}
+	}
+
+	// A string of name: value parts, read the same way.
+	out, err := call(t, reg, "save_requirement", with("Invoices must be kept for ten years.", c1, "Invoices must be kept for a decade.", `"attributes":"level: 3; priority: High, urgent"`))
+	if err != nil || !strings.Contains(out, `read attributes "level: 3; priority: High, urgent" as {"level":"3","priority":"High, urgent"}`) {
+		t.Errorf("attributes as one string: %q, %v", out, err)
+	}
+
+	// What cannot be read as names and values says what the field allows.
+	for _, c := range []struct{ extra, want string }{
+		{`"attributes":["level 2"]`, `field "attributes" must be an object of names and values, e.g. {"level": "2"}, not an array`},
+		{`"attributes":"two"`, `field "attributes" must be an object of names and values, e.g. {"level": "2"}, not a string (got "two")`},
+		{`"attributes":{"levels":["1","2"]}`, `field "attributes.levels" must be a string, not an array`},
+		{`"attributes":["level: 1","level: 2"]`, `field "attributes" must be an object of names and values`},
+		{`"source_id":"` + strings.Repeat("9", 101) + `"`, "source_id is 101 characters long; keep it to 100"},
+	} {
+		if _, err := call(t, reg, "save_requirement", with("Invoices must be kept for ten years.", c1, "Invoices must be kept, really.", c.extra)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.extra, err, c.want)
+		}
+	}
+	def, _ := reg.Get("save_requirement")
+	if s := string(def.Schema()); !strings.Contains(s, `"source_id":{"type":"string"`) || !strings.Contains(s, `"attributes":{"type":"object"`) || !strings.Contains(s, `"additionalProperties":{"type":"string"}`) {
+		t.Errorf("schema lacks source_id or attributes: %s", s)
 	}
 }

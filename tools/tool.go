@@ -250,6 +250,9 @@ func typeName(s *jsonschema.Schema) string {
 		if len(s.Properties) > 0 {
 			return signature(s)
 		}
+		if isMap(s) {
+			return "{string: " + typeName(s.AdditionalProperties) + "}"
+		}
 	case "":
 		return "any"
 	}

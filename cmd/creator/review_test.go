@@ -137,7 +137,7 @@ func TestReviewCommand(t *testing.T) {
 		t.Errorf("export --reviewed-only stderr %q", stderr)
 	}
 	_, out, _ = cli(t, "export", "--workspace", root, "--job", "rv", "--format", "csv")
-	if !strings.Contains(out, ",rejected,covered by REQ-001\n") {
+	if !strings.Contains(out, ",rejected,covered by REQ-001,,{}\n") {
 		t.Errorf("csv export:\n%s", out)
 	}
 }
@@ -175,6 +175,7 @@ func TestReviewInBrowser(t *testing.T) {
 		t.Skip("no Chromium: make test installs Debian's chromium package")
 	}
 	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "web")
+	withSourceFields(t, dir, "REQ-004", "RP-4.1", map[string]string{"level": "2", "owner": "Records office"})
 	srv := startReview(t, "--workspace", filepath.Dir(dir), "--job", "web")
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
@@ -194,7 +195,7 @@ func TestReviewInBrowser(t *testing.T) {
 	badge := func(id, status string) chromedp.Action[chromedp.Void] {
 		return chromedp.WaitVisible(css(`#list li[data-id="` + id + `"] .badge.` + status))
 	}
-	var progress, rejection, title, editedQuote, filtered, titles string
+	var progress, rejection, title, editedQuote, filtered, titles, sourceFields, listed4 string
 	var shot []byte
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(srv.url),
@@ -233,6 +234,11 @@ func TestReviewInBrowser(t *testing.T) {
 		into(&title, chromedp.Text(css(`#detail h2`))),
 		into(&editedQuote, chromedp.Text(css(`#detail .passage mark`))),
 		into(&shot, chromedp.CaptureScreenshot()),
+		// The document's id and columns of a requirement.
+		chromedp.Click(css(`#list li[data-id="REQ-004"]`)),
+		shown("REQ-004"),
+		into(&sourceFields, chromedp.Text(css(`#detail .source-fields`))),
+		into(&listed4, chromedp.Text(css(`#list li[data-id="REQ-004"]`))),
 		// The text filter: the requirements that speak of personal data.
 		chromedp.SendKeys(css(`#f-text`), "personal data"),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll('#list li').length < 16`),
@@ -250,6 +256,9 @@ func TestReviewInBrowser(t *testing.T) {
 	}
 	if title != "Store records unalterably" || !strings.HasPrefix(editedQuote, "Records must be stored in the archive") {
 		t.Errorf("REQ-003 shows %q, quote %q", title, editedQuote)
+	}
+	if sourceFields != "RP-4.1\nlevel: 2\nowner: Records office" || !strings.Contains(listed4, "RP-4.1") {
+		t.Errorf("REQ-004's source id and attributes: %q, in the list %q", sourceFields, listed4)
 	}
 	if !strings.HasSuffix(filtered, " of 16 requirements") || !strings.Contains(titles, "Personal data in records") || strings.Contains(titles, "REQ-001") {
 		t.Errorf("filtered by text: %q\n%s", filtered, titles)
@@ -274,6 +283,38 @@ func TestReviewInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", path)
+}
+
+// withSourceFields gives requirement id of the job in dir a source id and
+// attributes, in its final.json and in the output, as a document with
+// requirement ids and columns would.
+func withSourceFields(t *testing.T, dir, id, sourceID string, attrs map[string]string) {
+	t.Helper()
+	file := filepath.Join(dir, "requirements", "req_"+strings.TrimPrefix(id, "REQ-"), "final.json")
+	var rec requirement.Record
+	data, err := os.ReadFile(file)
+	if err == nil {
+		err = json.Unmarshal(data, &rec)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.SourceID, rec.Attributes = sourceID, attrs
+	data, _ = requirement.Marshal(rec)
+	os.WriteFile(file, data, 0o644)
+	out := filepath.Join(dir, "output", "requirements.json")
+	var recs []requirement.Record
+	data, _ = os.ReadFile(out)
+	if err := json.Unmarshal(data, &recs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs {
+		if recs[i].ID == id {
+			recs[i].SourceID, recs[i].Attributes = sourceID, attrs
+		}
+	}
+	data, _ = requirement.Marshal(recs)
+	os.WriteFile(out, data, 0o644)
 }
 
 // into runs a browser action and keeps its value in dst.

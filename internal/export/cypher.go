@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"creator/internal/document"
+	"creator/internal/output"
 	"creator/internal/requirement"
 )
 
@@ -18,7 +19,7 @@ import (
 //	(:Section {document, path, title})-[:IN]->(:Document) or (:Section)
 //	(:Requirement {job, id, title, text, type, category, priority,
 //	               frameworks, confidence, rationale, review_status,
-//	               review_note})
+//	               review_note, source_id, attributes})
 //	(:Requirement)-[:CITES {chunk, quote, page}]->(:Section) or (:Document)
 //
 // Every node and relationship is MERGEd on a stable key (the document's
@@ -26,6 +27,9 @@ import (
 // quote) and its other properties SET, so loading the same export twice
 // leaves the graph as the first load made it. A load adds and updates; it
 // never deletes what an earlier export of the job had and this one lacks.
+// A property holds no map, so a requirement's attributes are one JSON
+// object in a string ('{}' when none), as in the CSV export; source_id is
+// '' when the document gives the requirement no id.
 
 // cypherIndexes speed up the MERGEs on the keys; IF NOT EXISTS makes them
 // idempotent too.
@@ -108,6 +112,8 @@ func requirementProperties(v string, r requirement.Record) string {
 		{"rationale", cypherString(r.Rationale)},
 		{"review_status", cypherString(r.ReviewStatus())},
 		{"review_note", cypherString(r.ReviewNote())},
+		{"source_id", cypherString(r.SourceID)},
+		{"attributes", cypherString(output.AttributesJSON(r.Attributes))},
 	}
 	parts := make([]string, len(props))
 	for i, p := range props {

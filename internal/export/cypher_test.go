@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -223,7 +224,11 @@ func TestCypherGraph(t *testing.T) {
 		}
 		wantProps := map[string]any{"job": "gobd", "id": r.ID, "title": r.Title, "text": r.Text, "type": r.Type, "category": r.Category,
 			"priority": r.Priority, "frameworks": frameworks, "confidence": r.Confidence, "rationale": r.Rationale,
-			"review_status": r.ReviewStatus(), "review_note": r.ReviewNote()}
+			"review_status": r.ReviewStatus(), "review_note": r.ReviewNote(), "source_id": r.SourceID, "attributes": "{}"}
+		if len(r.Attributes) > 0 {
+			data, _ := json.Marshal(r.Attributes)
+			wantProps["attributes"] = string(data)
+		}
 		if !reflect.DeepEqual(node.props, wantProps) {
 			t.Errorf("%s: %#v\nwant %#v", r.ID, node.props, wantProps)
 		}

@@ -7,6 +7,8 @@ package export
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -184,6 +186,16 @@ func Markdown(src Source) []byte {
 			fmt.Fprintf(&b, "\n### %s\n", section)
 		}
 		fmt.Fprintf(&b, "\n#### %s — %s\n\n", r.ID, humanize.OneLine(r.Title))
+		if r.SourceID != "" || len(r.Attributes) > 0 {
+			var ids []string
+			if r.SourceID != "" {
+				ids = append(ids, "**"+r.SourceID+"**")
+			}
+			for _, k := range slices.Sorted(maps.Keys(r.Attributes)) {
+				ids = append(ids, k+": "+r.Attributes[k])
+			}
+			fmt.Fprintf(&b, "Source: %s\n\n", strings.Join(ids, " · "))
+		}
 		meta := []string{"**" + r.Type + "**", r.Priority + " priority", strings.ReplaceAll(r.Category, "_", "-")}
 		if len(r.Frameworks) > 0 {
 			meta = append(meta, "frameworks: "+strings.Join(r.Frameworks, ", "))

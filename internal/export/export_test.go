@@ -24,11 +24,14 @@ func sample() Source {
 	}
 	accepted := rec("REQ-002", "Do not delete records", "prohibition", "GoBD.pdf", "chunk_002", 5, "Aufzeichnungen dürfen nicht gelöscht werden.")
 	accepted.Review = &requirement.Review{Status: requirement.Accepted, Note: "checked against § 146 AO", By: "alice", At: "2026-11-22T09:00:00Z"}
+	// The document's id and columns of a requirement, with a quote in a value.
+	invoices := rec("REQ-001", "Keep invoices", "obligation", "GoBD.pdf", "chunk_001", 4, "Rechnungen sind aufzubewahren.")
+	invoices.SourceID, invoices.Attributes = "BK-01", map[string]string{"level": "2", "Prüfung": "it's \"due\""}
 	return Source{
 		JobID:     "gobd",
 		Documents: []string{"GoBD.pdf", "memo.txt"},
 		Records: []requirement.Record{
-			rec("REQ-001", "Keep invoices", "obligation", "GoBD.pdf", "chunk_001", 4, "Rechnungen sind aufzubewahren."),
+			invoices,
 			accepted,
 			rec("REQ-003", "Log changes", "obligation", "GoBD.pdf", "chunk_003", 9, "Änderungen sind zu protokollieren."),
 			rec("REQ-004", "Check the archive", "recommendation", "memo.txt", "chunk_004", 0, "The archive should be checked."),
@@ -221,7 +224,8 @@ func TestReqIFStructure(t *testing.T) {
 	for _, d := range reqType.child("SPEC-ATTRIBUTES").children {
 		attrName[d.attrs["IDENTIFIER"]] = d.attrs["LONG-NAME"]
 	}
-	wantFields := []string{"ReqIF.ForeignID", "ReqIF.Name", "ReqIF.Text", "Type", "Category", "Priority", "Frameworks", "Source", "Quote", "Confidence", "Rationale", "ReviewStatus", "ReviewNote"}
+	wantFields := []string{"ReqIF.ForeignID", "ReqIF.Name", "ReqIF.Text", "Type", "Category", "Priority", "Frameworks", "Source", "Quote", "Confidence", "Rationale", "ReviewStatus", "ReviewNote",
+		"SourceID", "Source.Prüfung", "Source.level"}
 	if len(attrName) != len(wantFields) {
 		t.Errorf("requirement attributes %v", attrName)
 	}
@@ -249,16 +253,25 @@ func TestReqIFStructure(t *testing.T) {
 	for _, r := range src.Records {
 		f := byID[r.ID]
 		for _, name := range wantFields {
-			if _, ok := f[name]; !ok {
+			if _, ok := f[name]; !ok && !strings.HasPrefix(name, "Source.") {
 				t.Errorf("%s lacks %s", r.ID, name)
 			}
 		}
 		conf, _ := strconv.ParseFloat(f["Confidence"], 64)
 		if f["ReqIF.Name"] != r.Title || f["ReqIF.Text"] != r.Text || f["Type"] != r.Type || f["Priority"] != r.Priority || f["Category"] != r.Category ||
 			f["Quote"] != r.Citations[0].Quote || f["Rationale"] != r.Rationale || f["Frameworks"] != "GoBD" || conf != r.Confidence ||
-			f["ReviewStatus"] != r.ReviewStatus() || f["ReviewNote"] != r.ReviewNote() {
+			f["ReviewStatus"] != r.ReviewStatus() || f["ReviewNote"] != r.ReviewNote() || f["SourceID"] != r.SourceID {
 			t.Errorf("%s: %v", r.ID, f)
 		}
+		// A column of the document is valued where the requirement has it.
+		for _, col := range []string{"level", "Prüfung"} {
+			if v, ok := f["Source."+col]; ok != (r.Attributes[col] != "") || v != r.Attributes[col] {
+				t.Errorf("%s: Source.%s = %q, %v; want %q", r.ID, col, v, ok, r.Attributes[col])
+			}
+		}
+	}
+	if byID["REQ-001"]["SourceID"] != "BK-01" || byID["REQ-001"]["Source.Prüfung"] != `it's "due"` {
+		t.Errorf("REQ-001's source id and columns: %v", byID["REQ-001"])
 	}
 	if byID["REQ-001"]["Source"] != "GoBD.pdf, p. 4 (chunk_001)" || byID["REQ-004"]["Source"] != "memo.txt (chunk_004)" {
 		t.Errorf("sources %q %q", byID["REQ-001"]["Source"], byID["REQ-004"]["Source"])
@@ -331,6 +344,8 @@ func TestOtherFormats(t *testing.T) {
 		"**obligation** · high priority · compliance · frameworks: GoBD · confidence 0.92",
 		"> Rechnungen sind aufzubewahren.\n>\n> — GoBD.pdf, p. 4 (chunk_001)",
 		"## memo.txt\n\n### (no section)\n",
+		"#### REQ-001 — Keep invoices\n\nSource: **BK-01** · Prüfung: it's \"due\" · level: 2\n\n**obligation**",
+		"#### REQ-003 — Log changes\n\n**obligation**",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
@@ -345,7 +360,12 @@ func TestOtherFormats(t *testing.T) {
 	}
 	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	if err != nil || len(rows) != 5 || rows[0][0] != "id" {
-		t.Errorf("CSV: %v, %d rows, header %v", err, len(rows), rows[0])
+		t.Fatalf("CSV: %v, %d rows, header %v", err, len(rows), rows[0])
+	}
+	last := len(rows[0]) - 1
+	if rows[0][last-1] != "source_id" || rows[0][last] != "attributes" || rows[1][last-1] != "BK-01" || rows[1][last] != `{"Prüfung":"it's \"due\"","level":"2"}` ||
+		rows[2][last-1] != "" || rows[2][last] != "{}" {
+		t.Errorf("CSV source_id and attributes: %q\n%q\n%q", rows[0], rows[1], rows[2])
 	}
 	data, _ = Render("json", src)
 	var back []requirement.Record

@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/xml"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -157,7 +159,12 @@ var stringAttributes = []struct{ id, name string }{
 	{"_ad-rationale", "Rationale"},
 	{"_ad-review-status", "ReviewStatus"},
 	{"_ad-review-note", "ReviewNote"},
+	{"_ad-source-id", "SourceID"},
 }
+
+// attributePrefix starts the LONG-NAME of the attribute a document's
+// column becomes ("Source.level"), apart from the fixed ones.
+const attributePrefix = "Source."
 
 var enumAttributes = []struct {
 	id, name, datatype string
@@ -168,7 +175,10 @@ var enumAttributes = []struct {
 	{"_ad-priority", "Priority", "_dt-priority", requirement.Priorities},
 }
 
-// ReqIFDocument builds the ReqIF document of an export.
+// ReqIFDocument builds the ReqIF document of an export. A requirement's
+// source id is the string attribute SourceID, and each column of the
+// document (attributes) a string attribute Source.<name>, defined when
+// any requirement has it and valued where a requirement does.
 func ReqIFDocument(src Source) ReqIF {
 	stamp := src.Time.UTC().Format(time.RFC3339)
 	ident := func(id, name string) Identifiable {
@@ -200,6 +210,12 @@ func ReqIFDocument(src Source) ReqIF {
 	req := SpecObjectType{Identifiable: ident(sotRequirement, "Requirement")}
 	for _, a := range stringAttributes {
 		req.Attributes.Strings = append(req.Attributes.Strings, AttributeDefinition{Identifiable: ident(a.id, a.name), StringType: dtString})
+	}
+	// Each column of the document any requirement has becomes an attribute
+	// of its own, so tools filter by it.
+	columns := attributeColumns(src.Records)
+	for _, k := range columns {
+		req.Attributes.Strings = append(req.Attributes.Strings, AttributeDefinition{Identifiable: ident(attributeID(k), attributePrefix+k), StringType: dtString})
 	}
 	req.Attributes.Reals = []AttributeDefinition{{Identifiable: ident("_ad-confidence", "Confidence"), RealType: dtConfidence}}
 	no := false
@@ -272,11 +288,14 @@ func requirementObject(id Identifiable, r requirement.Record) SpecObject {
 	values := map[string]string{
 		"_ad-id": r.ID, "_ad-title": r.Title, "_ad-text": r.Text, "_ad-frameworks": strings.Join(r.Frameworks, ", "),
 		"_ad-source": strings.Join(sources, "; "), "_ad-quote": strings.Join(quotes, "\n\n"), "_ad-rationale": r.Rationale,
-		"_ad-review-status": r.ReviewStatus(), "_ad-review-note": r.ReviewNote(),
+		"_ad-review-status": r.ReviewStatus(), "_ad-review-note": r.ReviewNote(), "_ad-source-id": r.SourceID,
 	}
 	obj := SpecObject{Identifiable: id, Type: sotRequirement}
 	for _, a := range stringAttributes {
 		obj.Values.Strings = append(obj.Values.Strings, StringValue{Value: values[a.id], Definition: a.id})
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Attributes)) {
+		obj.Values.Strings = append(obj.Values.Strings, StringValue{Value: r.Attributes[k], Definition: attributeID(k)})
 	}
 	obj.Values.Reals = []RealValue{{Value: r.Confidence, Definition: "_ad-confidence"}}
 	for _, e := range enumAttributes {
@@ -285,6 +304,20 @@ func requirementObject(id Identifiable, r requirement.Record) SpecObject {
 	}
 	return obj
 }
+
+// attributeColumns are the names of the attributes of recs, sorted.
+func attributeColumns(recs []requirement.Record) []string {
+	seen := map[string]bool{}
+	for _, r := range recs {
+		for k := range r.Attributes {
+			seen[k] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// attributeID is the identifier of the attribute definition of a column.
+func attributeID(name string) string { return "_ad-attr-" + hashID(name) }
 
 func enumValueID(datatype, value string) string { return datatype + "-" + ncName(value) }
 

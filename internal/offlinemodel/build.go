@@ -20,6 +20,12 @@ type draft struct {
 	Citations  []requirement.Citation `json:"citations"`
 	Confidence float64                `json:"confidence"`
 	Rationale  string                 `json:"rationale"`
+	// SourceID is the document's id of the row or item the requirement
+	// comes from.
+	SourceID string `json:"source_id,omitempty"`
+	// Attributes are the row's other columns the document gives (its
+	// level columns).
+	Attributes map[string]string `json:"attributes,omitempty"`
 }
 
 var (

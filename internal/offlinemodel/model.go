@@ -631,6 +631,10 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 		for _, q := range x.more {
 			d.Citations = append(d.Citations, requirement.Citation{Document: c.doc, Chunk: chunkID(c.n), Quote: q})
 		}
+		d.SourceID = x.id
+		if x.levels != "" {
+			d.Attributes = map[string]string{"level": x.levels}
+		}
 		out = append(out, d)
 	}
 	return out
@@ -700,7 +704,7 @@ func tableRows(text string, bs []block, p profile) ([]found, []span) {
 					note: "a row of a requirements table with its own identifier, an obligation whatever its verb"}
 			}
 			spans = append(spans, span{row.line, row.start + len(row.text)})
-			out = append(out, found{s: row.sentence, quote: quote, f: f})
+			out = append(out, found{s: row.sentence, quote: quote, f: f, id: row.id})
 		}
 	}
 	return out, spans

@@ -200,7 +200,7 @@ func items(text string, b block) []found {
 		if len(strings.Fields(q)) < 4 || strings.Contains(q, "[Withdrawn") || strings.HasSuffix(q, ":") {
 			return
 		}
-		out = append(out, found{s: s, quote: q})
+		out = append(out, found{s: s, quote: q, id: clauseID(marker, strings.TrimSpace(body[from:to]))})
 	}
 	if len(starts) == 0 {
 		add(0, len(body))
@@ -214,6 +214,16 @@ func items(text string, b block) []found {
 		add(s, end)
 	}
 	return out
+}
+
+// clauseID is the number of a numbered clause ("3.1.1 The system …" is
+// 3.1.1), the document's id of the item; letters and bracketed numbers
+// ("a.", "(1)") only count the items of their block, and give none.
+func clauseID(marker *regexp.Regexp, item string) string {
+	if marker != clauseItemRE {
+		return ""
+	}
+	return strings.TrimSuffix(strings.TrimSpace(itemMarkerRE.FindString(item)), ".")
 }
 
 func leadSpace(s string) int {
@@ -237,6 +247,7 @@ type idRow struct {
 	sentence
 	quote string
 	line  int
+	id    string // the row's identifier: its source_id
 }
 
 // idRows returns the rows with an identifier in text[from:to], each with
@@ -261,7 +272,7 @@ func idRows(text string, from, to int) []idRow {
 		switch m := rowIDRE.FindStringSubmatchIndex(trimmed); {
 		case m != nil:
 			flush()
-			cur = &idRow{sentence: sentence{text: trimmed[m[4]:], start: pos + lead + m[4]}, line: pos}
+			cur = &idRow{sentence: sentence{text: trimmed[m[4]:], start: pos + lead + m[4]}, line: pos, id: trimmed[m[2]:m[3]]}
 		case trimmed == "" || labelRE.MatchString(trimmed) || catalogHeadingRE.MatchString(trimmed):
 			flush()
 		case cur != nil:

@@ -6,6 +6,7 @@ package output
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -123,14 +124,24 @@ func Summary(recs []requirement.Record, documents []string, cov *Coverage) []byt
 	}
 	if len(recs) > 0 {
 		// The review column appears once a person has reviewed any
-		// requirement: until then every one would say "pending".
-		if tally.Reviewed > 0 {
-			b.WriteString("\n## Requirements\n\n| id | title | type | priority | source | review |\n|---|---|---|---|---|---|\n")
-		} else {
-			b.WriteString("\n## Requirements\n\n| id | title | type | priority | source |\n|---|---|---|---|---|\n")
+		// requirement: until then every one would say "pending". The
+		// source id column, when the document gives any requirement an id.
+		sourceIDs := slices.ContainsFunc(recs, func(r requirement.Record) bool { return r.SourceID != "" })
+		head := []string{"id"}
+		if sourceIDs {
+			head = append(head, "source id")
 		}
+		head = append(head, "title", "type", "priority", "source")
+		if tally.Reviewed > 0 {
+			head = append(head, "review")
+		}
+		fmt.Fprintf(&b, "\n## Requirements\n\n| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
 		for _, r := range recs {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |", r.ID, cell(r.Title), r.Type, r.Priority, cell(Sources(r)))
+			fmt.Fprintf(&b, "| %s |", r.ID)
+			if sourceIDs {
+				fmt.Fprintf(&b, " %s |", cell(r.SourceID))
+			}
+			fmt.Fprintf(&b, " %s | %s | %s | %s |", cell(r.Title), r.Type, r.Priority, cell(Sources(r)))
 			if tally.Reviewed > 0 {
 				fmt.Fprintf(&b, " %s |", r.ReviewStatus())
 			}
@@ -189,12 +200,14 @@ func Sources(r requirement.Record) string {
 
 // CSV renders output/requirements.csv, one row per requirement with a
 // header; several citations are joined with " | " in their columns. The
-// last two columns are the review status (pending until a person decides)
-// and the reviewer's note.
+// columns review and review_note are the review status (pending until a
+// person decides) and the reviewer's note; the last two the document's id
+// of the requirement and its columns, as a JSON object ({} when none).
 func CSV(recs []requirement.Record) ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"id", "title", "text", "type", "category", "priority", "frameworks", "documents", "chunks", "pages", "quotes", "confidence", "rationale", "review", "review_note"})
+	w.Write([]string{"id", "title", "text", "type", "category", "priority", "frameworks", "documents", "chunks", "pages", "quotes", "confidence", "rationale", "review", "review_note",
+		"source_id", "attributes"})
 	for _, r := range recs {
 		var docs, chunks, pages, quotes []string
 		for _, c := range r.Citations {
@@ -209,10 +222,23 @@ func CSV(recs []requirement.Record) ([]byte, error) {
 		}
 		w.Write([]string{r.ID, r.Title, r.Text, r.Type, r.Category, r.Priority, strings.Join(r.Frameworks, "; "),
 			strings.Join(docs, " | "), strings.Join(chunks, " | "), strings.Join(pages, " | "), strings.Join(quotes, " | "),
-			strconv.FormatFloat(r.Confidence, 'f', -1, 64), r.Rationale, r.ReviewStatus(), r.ReviewNote()})
+			strconv.FormatFloat(r.Confidence, 'f', -1, 64), r.Rationale, r.ReviewStatus(), r.ReviewNote(), r.SourceID, AttributesJSON(r.Attributes)})
 	}
 	w.Flush()
 	return b.Bytes(), w.Error()
+}
+
+// AttributesJSON is a requirement's attributes as one JSON object, its
+// names sorted; {} when it has none.
+func AttributesJSON(attrs map[string]string) string {
+	if len(attrs) == 0 {
+		return "{}"
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "R&D" stays as it is written
+	_ = enc.Encode(attrs)    // a map of strings always encodes; names sorted
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }

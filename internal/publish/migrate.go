@@ -42,6 +42,11 @@ var migrations = []string{
 		ADD COLUMN review_note   text,
 		ADD COLUMN reviewed_by   text,
 		ADD COLUMN reviewed_at   timestamptz`,
+	// IF NOT EXISTS: a column a person added by hand for the same data is
+	// kept (checkTable then checks its type).
+	`ALTER TABLE %[1]s
+		ADD COLUMN IF NOT EXISTS source_id  text,
+		ADD COLUMN IF NOT EXISTS attributes jsonb`,
 }
 
 // firstColumns are the columns of migration 1, with their types as
@@ -58,6 +63,10 @@ var firstColumns = map[string]string{
 var reviewColumns = map[string]string{
 	"review_status": "text", "review_note": "text", "reviewed_by": "text", "reviewed_at": "timestamp with time zone",
 }
+
+// sourceColumns are the columns of migration 3: the document's id and
+// columns of a requirement.
+var sourceColumns = map[string]string{"source_id": "text", "attributes": "jsonb"}
 
 // migrate brings the schema's tables to the latest migration inside tx,
 // and checks that Table is one publish can write.
@@ -105,7 +114,7 @@ func migrate(ctx context.Context, tx pgx.Tx, schema string) error {
 			return err
 		}
 	}
-	_, err := checkTable(ctx, tx, schema, firstColumns, reviewColumns)
+	_, err := checkTable(ctx, tx, schema, firstColumns, reviewColumns, sourceColumns)
 	return err
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"creator/internal/output"
 	"creator/internal/requirement"
 )
 
@@ -114,8 +115,8 @@ func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 	table := pgx.Identifier{o.Schema, Table}.Sanitize()
 	upsert := `INSERT INTO ` + table + ` AS t (job_id, requirement_id, title, text, type, category, priority,
 		frameworks, confidence, rationale, document, page, quote, citations, record, content_hash,
-		review_status, review_note, reviewed_by, reviewed_at, status, published_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, '` + StatusPending + `', $21)
+		review_status, review_note, reviewed_by, reviewed_at, source_id, attributes, status, published_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, '` + StatusPending + `', $23)
 	ON CONFLICT (job_id, requirement_id) DO UPDATE SET
 		title = EXCLUDED.title, text = EXCLUDED.text, type = EXCLUDED.type, category = EXCLUDED.category,
 		priority = EXCLUDED.priority, frameworks = EXCLUDED.frameworks, confidence = EXCLUDED.confidence,
@@ -123,6 +124,7 @@ func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 		citations = EXCLUDED.citations, record = EXCLUDED.record, content_hash = EXCLUDED.content_hash,
 		review_status = EXCLUDED.review_status, review_note = EXCLUDED.review_note,
 		reviewed_by = EXCLUDED.reviewed_by, reviewed_at = EXCLUDED.reviewed_at,
+		source_id = EXCLUDED.source_id, attributes = EXCLUDED.attributes,
 		status = EXCLUDED.status, published_at = EXCLUDED.published_at
 	WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
 	RETURNING (xmax = 0)`
@@ -154,7 +156,8 @@ func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 	return nil
 }
 
-// rowOf gives the columns of a record from requirement_id to reviewed_at.
+// rowOf gives the columns of a record from requirement_id to attributes;
+// source_id and attributes are null when the document gives none.
 func rowOf(r requirement.Record) ([]any, error) {
 	record, err := json.Marshal(r)
 	if err != nil {
@@ -190,10 +193,18 @@ func rowOf(r requirement.Record) ([]any, error) {
 			at = &t
 		}
 	}
+	var sourceID, attributes *string
+	if r.SourceID != "" {
+		sourceID = &r.SourceID
+	}
+	if len(r.Attributes) > 0 {
+		a := output.AttributesJSON(r.Attributes)
+		attributes = &a
+	}
 	sum := sha256.Sum256(record)
 	return []any{r.ID, r.Title, r.Text, r.Type, r.Category, r.Priority, frameworks, r.Confidence, r.Rationale,
 		document, page, quote, string(citations), string(record), hex.EncodeToString(sum[:]),
-		r.ReviewStatus(), note, by, at}, nil
+		r.ReviewStatus(), note, by, at, sourceID, attributes}, nil
 }
 
 // Redact describes where a connection goes without its password:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,7 +127,7 @@ func TestPostgres(t *testing.T) {
 	for name, test := range map[string]func(*testing.T, *pgtest.Server){
 		"PublishJob": tPublishJob, "Refusals": tPublishRefusals, "Schemas": tSchemas,
 		"AllOrNothing": tPublishIsAllOrNothing, "AdoptsACompatibleTable": tAdoptsACompatibleTable,
-		"ReviewStatus": tReviewStatus,
+		"ReviewStatus": tReviewStatus, "SourceIDAndAttributes": tSourceIDAndAttributes,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -411,5 +412,70 @@ func tReviewStatus(t *testing.T, db *pgtest.Server) {
 	}
 	if got := read(); len(got) != 1 || got[0].Status != "pending" || got[0].At != nil {
 		t.Fatalf("a requirement not reviewed: %+v", got)
+	}
+}
+
+// A table of the version before source_id and attributes (migration 2,
+// with a row in it) gets the two columns, and a publish fills them: null
+// where the document gives a requirement none. The migration runs once,
+// and leaves a column of the same name added by hand as it is.
+func tSourceIDAndAttributes(t *testing.T, db *pgtest.Server) {
+	ctx := context.Background()
+	url := db.URL(db.Password)
+	for _, schema := range []string{"old", "byhand"} {
+		exec(t, url, `CREATE SCHEMA `+schema, fmt.Sprintf(migrations[0], schema+`.requirement_cache`), fmt.Sprintf(migrations[1], schema+`.requirement_cache`),
+			`CREATE TABLE `+schema+`.creator_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+			`INSERT INTO `+schema+`.creator_migrations (version) VALUES (1), (2)`,
+			`INSERT INTO `+schema+`.requirement_cache (job_id, requirement_id, title, text, type, category, priority, frameworks, confidence, rationale,
+				citations, record, content_hash, published_at) VALUES ('older', 'REQ-001', 't', 'x', 'obligation', 'compliance', 'high', '{}', 1, 'r', '[]', '{}', 'h', now())`)
+	}
+	exec(t, url, `ALTER TABLE byhand.requirement_cache ADD COLUMN source_id text`, `UPDATE byhand.requirement_cache SET source_id = 'kept'`)
+
+	with := record("REQ-001", "Records shall be kept.")
+	with.SourceID, with.Attributes = "V1.2.3", map[string]string{"level": "2", "priority": "High"}
+	recs := []requirement.Record{with, record("REQ-002", "Logs shall be signed.")}
+	for _, schema := range []string{"old", "byhand"} {
+		for range 2 {
+			if _, err := Publish(ctx, Options{URL: url, Schema: schema, JobID: "gobd", Records: recs, Now: now}); err != nil {
+				t.Fatalf("%s: %v", schema, err)
+			}
+		}
+		var versions []int
+		_, conn := connect(t, url)
+		r, err := conn.Query(ctx, `SELECT version FROM `+schema+`.creator_migrations ORDER BY version`)
+		if err == nil {
+			versions, err = pgx.CollectRows(r, pgx.RowTo[int])
+		}
+		if err != nil || fmt.Sprint(versions) != "[1 2 3]" {
+			t.Fatalf("%s: migrations %v, %v", schema, versions, err)
+		}
+		type sourceRow struct {
+			Job, ID    string
+			SourceID   *string
+			Attributes map[string]string
+			Level      *string
+		}
+		r, err = conn.Query(ctx, `SELECT job_id, requirement_id, source_id, attributes, attributes->>'level'
+			FROM `+schema+`.requirement_cache ORDER BY job_id, requirement_id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pgx.CollectRows(r, pgx.RowToStructByPos[sourceRow])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 || got[0].SourceID == nil || *got[0].SourceID != "V1.2.3" || got[0].Level == nil || *got[0].Level != "2" ||
+			!reflect.DeepEqual(got[0].Attributes, with.Attributes) || got[1].SourceID != nil || got[1].Attributes != nil || got[2].Job != "older" || got[2].Attributes != nil {
+			t.Fatalf("%s: rows %+v", schema, got)
+		}
+		if kept := got[2].SourceID; (schema == "byhand") != (kept != nil && *kept == "kept") {
+			t.Errorf("%s: the older row's source_id is %v", schema, kept)
+		}
+	}
+	// A changed attribute is a changed row.
+	with.Attributes["level"] = "3"
+	res, err := Publish(ctx, Options{URL: url, Schema: "old", JobID: "gobd", Records: []requirement.Record{with, recs[1]}, Now: now})
+	if err != nil || res.Updated != 1 || res.Unchanged != 1 {
+		t.Fatalf("publish of a changed attribute: %+v, %v", res, err)
 	}
 }

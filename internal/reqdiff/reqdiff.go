@@ -7,6 +7,7 @@ package reqdiff
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -38,8 +39,8 @@ type Item struct {
 	at      position
 }
 
-// Change is one difference of a pair: for type, category and priority the
-// two values; for text and quote one run of words replaced, with Old or
+// Change is one difference of a pair: for type, category, priority and
+// source_id the two values; for attributes one attribute, "level: 2"; for text and quote one run of words replaced, with Old or
 // New empty where words were only added or only removed.
 type Change struct {
 	Field string `json:"field"`
@@ -49,7 +50,8 @@ type Change struct {
 
 // Pair is a requirement of the old version matched with one of the new,
 // and what differs: Fields names the fields among text, type, category,
-// priority and quote (in that order), Changes the differences.
+// priority, source_id, attributes and quote (in that order), Changes the
+// differences.
 type Pair struct {
 	Old     Item     `json:"old"`
 	New     Item     `json:"new"`
@@ -261,10 +263,44 @@ func pairOf(x, y entry) Pair {
 			add(f.name, Change{Field: f.name, Old: f.old, New: f.new})
 		}
 	}
+	if x.SourceID != y.SourceID {
+		add("source_id", Change{Field: "source_id", Old: x.SourceID, New: y.SourceID})
+	}
+	add("attributes", attributeChanges(x.Attributes, y.Attributes)...)
 	if !slices.Equal(x.quotes, y.quotes) {
 		add("quote", wordChanges("quote", strings.Join(x.quotes, " … "), strings.Join(y.quotes, " … "))...)
 	}
 	return p
+}
+
+// attributeChanges are the attributes that differ, one change per name
+// in the order of the names: "level: 2" → "level: 3", with Old or New
+// empty for a name only one version has.
+func attributeChanges(old, new map[string]string) []Change {
+	var out []Change
+	names := slices.Sorted(maps.Keys(old))
+	for k := range new {
+		if _, ok := old[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		o, inOld := old[k]
+		n, inNew := new[k]
+		if inOld && inNew && o == n {
+			continue
+		}
+		c := Change{Field: "attributes"}
+		if inOld {
+			c.Old = k + ": " + o
+		}
+		if inNew {
+			c.New = k + ": " + n
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // sectionKey is the title of a section path's last heading without its

@@ -228,3 +228,33 @@ func TestJSONShape(t *testing.T) {
 		t.Errorf("the pair is not two records with their section: %s", data)
 	}
 }
+
+// TestCompareSourceFields: a requirement whose document id or columns
+// changed, text and quote alike, is changed; one attribute per change,
+// added and removed ones with an empty side; the same fields are no change.
+func TestCompareSourceFields(t *testing.T) {
+	sections := map[string]string{"chunk_001": "1 Retention"}
+	with := func(r requirement.Record, id string, attrs map[string]string) requirement.Record {
+		r.SourceID, r.Attributes = id, attrs
+		return r
+	}
+	old := source("v1", sections,
+		with(rec("REQ-001", "chunk_001", "Invoices must be kept for ten years."), "R-1", map[string]string{"level": "2", "owner": "tax"}),
+		with(rec("REQ-002", "chunk_001", "Backups must be encrypted."), "R-2", map[string]string{"level": "1"}),
+		rec("REQ-003", "chunk_001", "Staff must report a lost laptop at once."),
+	)
+	new := source("v2", sections,
+		with(rec("REQ-001", "chunk_001", "Invoices must be kept for ten years."), "R-1.1", map[string]string{"level": "3", "scope": "EU"}),
+		with(rec("REQ-002", "chunk_001", "Backups must be encrypted."), "R-2", map[string]string{"level": "1"}),
+		with(rec("REQ-003", "chunk_001", "Staff must report a lost laptop at once."), "R-3", nil),
+	)
+	got := summary(Compare(old, new))
+	want := []string{
+		`~ REQ-001→REQ-001 [source_id attributes] source_id:"R-1"→"R-1.1" attributes:"level: 2"→"level: 3" attributes:"owner: tax"→"" attributes:""→"scope: EU"`,
+		`~ REQ-003→REQ-003 [source_id] source_id:""→"R-3"`,
+		"= 1",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diff:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

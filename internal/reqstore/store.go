@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -181,11 +182,12 @@ func (s *Store) checkLocked(draft requirement.Record) (requirement.Record, []Cor
 // same text citing the same quotes, as Save finds duplicates.
 func SameRequirement(a, b requirement.Record) bool { return dedupKey(a) == dedupKey(b) }
 
-// tidy puts a draft's texts on one line, deduplicates its frameworks and
-// checks the fields the schema cannot explain well.
+// tidy puts a draft's texts on one line (its source id and attributes
+// too), deduplicates its frameworks and checks the fields the schema cannot
+// explain well.
 func tidy(draft requirement.Record) (requirement.Record, error) {
 	rec := requirement.Record{
-		Title: humanize.OneLine(draft.Title), Text: humanize.OneLine(draft.Text), Type: draft.Type, Category: draft.Category,
+		SourceID: humanize.OneLine(draft.SourceID), Title: humanize.OneLine(draft.Title), Text: humanize.OneLine(draft.Text), Type: draft.Type, Category: draft.Category,
 		Priority: draft.Priority, Confidence: draft.Confidence, Rationale: humanize.OneLine(draft.Rationale), Frameworks: []string{},
 		Citations: draft.Citations,
 	}
@@ -208,6 +210,11 @@ func tidy(draft requirement.Record) (requirement.Record, error) {
 	if len(rec.Citations) == 0 {
 		problems = append(problems, "citations are empty; cite at least one quote")
 	}
+	if n := utf8.RuneCountInString(rec.SourceID); n > requirement.MaxSourceIDLength {
+		problems = append(problems, fmt.Sprintf("source_id is %d characters long; keep it to %d: the document's id of the requirement, not its text", n, requirement.MaxSourceIDLength))
+	}
+	attrs, attrProblems := tidyAttributes(draft.Attributes)
+	rec.Attributes, problems = attrs, append(problems, attrProblems...)
 	seen := map[string]bool{}
 	for _, f := range draft.Frameworks {
 		if f = humanize.OneLine(f); f != "" && !seen[f] {
@@ -219,6 +226,39 @@ func tidy(draft requirement.Record) (requirement.Record, error) {
 		return rec, errors.New(strings.Join(problems, "; "))
 	}
 	return rec, nil
+}
+
+// tidyAttributes puts the names and values of attributes on one line and
+// leaves out those without a value; it names what is wrong with the rest.
+// No attributes are nil.
+func tidyAttributes(given map[string]string) (map[string]string, []string) {
+	var problems []string
+	out := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(given)) {
+		k, v := humanize.OneLine(name), humanize.OneLine(given[name])
+		switch {
+		case v == "":
+			continue // an empty column says nothing
+		case k == "":
+			problems = append(problems, fmt.Sprintf("attributes: the value %q has no name", humanize.Clip(v, 40)))
+		case utf8.RuneCountInString(k) > requirement.MaxAttributeNameLength:
+			problems = append(problems, fmt.Sprintf("attributes: the name %q is longer than %d characters", humanize.Clip(k, 40), requirement.MaxAttributeNameLength))
+		case utf8.RuneCountInString(v) > requirement.MaxAttributeValueLength:
+			problems = append(problems, fmt.Sprintf("attributes: the value of %q is %d characters long; keep it to %d", k, utf8.RuneCountInString(v), requirement.MaxAttributeValueLength))
+		default:
+			if _, twice := out[k]; twice {
+				problems = append(problems, fmt.Sprintf("attributes: %q is given twice", k))
+			}
+			out[k] = v
+		}
+	}
+	if len(out) > requirement.MaxAttributes {
+		problems = append(problems, fmt.Sprintf("attributes: %d given; keep them to %d, the document's columns of the requirement", len(out), requirement.MaxAttributes))
+	}
+	if len(out) == 0 {
+		return nil, problems
+	}
+	return out, problems
 }
 
 // checkCitations checks the citations of rec against the chunks and

@@ -293,3 +293,69 @@ func TestIndexFollowsAFolderReplaced(t *testing.T) {
 		t.Fatalf("save of the removed one: %+v %v", again, err)
 	}
 }
+
+// The document's id and columns of a requirement are tidied like its other
+// texts, kept by Save and by Amend, and are not part of what makes a
+// requirement a duplicate: the same text citing the same quotes is the same
+// requirement, whatever id or columns a second save gives it.
+func TestSaveSourceIDAndAttributes(t *testing.T) {
+	t.Parallel()
+	job := newJob(t, true)
+	s := Open(job)
+	d := draft("The company must keep invoices.", cite("chunk_001", "Invoices must be kept for ten years."))
+	d.SourceID = " BK-\n01 "
+	d.Attributes = map[string]string{" level ": " 2", "priority": "High\nest", "empty": "  ", "note": ""}
+	saved, err := s.Save(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAttrs := map[string]string{"level": "2", "priority": "High est"}
+	if saved.Record.SourceID != "BK- 01" || !reflect.DeepEqual(saved.Record.Attributes, wantAttrs) {
+		t.Fatalf("stored source_id %q, attributes %v", saved.Record.SourceID, saved.Record.Attributes)
+	}
+	data, _ := job.ReadInternal(saved.File)
+	if err := requirement.Validate(data); err != nil || !strings.Contains(string(data), `"source_id": "BK- 01"`) || !strings.Contains(string(data), `"level": "2"`) {
+		t.Fatalf("final.json (%v):\n%s", err, data)
+	}
+
+	// Columns that are all empty are no attributes.
+	none := draft("The company must keep business letters.", cite("chunk_001", "Business letters shall be kept for six years."))
+	none.Attributes = map[string]string{"level": " "}
+	if saved, err := s.Save(none); err != nil || saved.Record.Attributes != nil || saved.Record.SourceID != "" {
+		t.Fatalf("empty attributes: %+v, %v", saved.Record, err)
+	}
+
+	again := d
+	again.SourceID, again.Attributes = "BK-02", map[string]string{"level": "3"}
+	if dup, err := s.Save(again); err != nil || !dup.Duplicate || dup.ID != saved.ID {
+		t.Fatalf("same text and quote with another id: %+v, %v", dup, err)
+	}
+
+	amended, err := s.Amend(saved.ID, func(r *requirement.Record) error { r.Priority = "low"; return nil })
+	if err != nil || amended.SourceID != "BK- 01" || !reflect.DeepEqual(amended.Attributes, wantAttrs) {
+		t.Fatalf("Amend lost the fields: %+v, %v", amended, err)
+	}
+
+	many := map[string]string{}
+	for i := range requirement.MaxAttributes + 1 {
+		many[string(rune('a'+i))] = "x"
+	}
+	cases := []struct {
+		name   string
+		change func(*requirement.Record)
+		want   string
+	}{
+		{"long source id", func(r *requirement.Record) { r.SourceID = strings.Repeat("1", 101) }, "source_id is 101 characters long; keep it to 100"},
+		{"value without name", func(r *requirement.Record) { r.Attributes = map[string]string{" ": "High"} }, `attributes: the value "High" has no name`},
+		{"name given twice", func(r *requirement.Record) { r.Attributes = map[string]string{"level": "1", " level": "2"} }, `attributes: "level" is given twice`},
+		{"too many", func(r *requirement.Record) { r.Attributes = many }, "attributes: 21 given; keep them to 20"},
+		{"long value", func(r *requirement.Record) { r.Attributes = map[string]string{"note": strings.Repeat("x ", 300)} }, `attributes: the value of "note" is 599 characters long; keep it to 500`},
+	}
+	for _, c := range cases {
+		r := draft("The archive must be checked.", cite("chunk_002", "The archive should be checked every quarter."))
+		c.change(&r)
+		if _, err := s.Save(r); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+	}
+}

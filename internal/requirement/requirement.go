@@ -19,7 +19,10 @@ import (
 // Record is one requirement (docs/requirements.md, "The record"). output/requirements.json is an
 // array of them; requirements/req_NNN/final.json holds one.
 type Record struct {
-	ID         string     `json:"id"`
+	ID string `json:"id"`
+	// SourceID is the document's own id of the requirement ("V1.2.3",
+	// "BK-01", "4.2.1"); empty when the document gives none.
+	SourceID   string     `json:"source_id,omitempty"`
 	Title      string     `json:"title"`
 	Text       string     `json:"text"`
 	Type       string     `json:"type"`
@@ -29,6 +32,9 @@ type Record struct {
 	Citations  []Citation `json:"citations"`
 	Confidence float64    `json:"confidence"`
 	Rationale  string     `json:"rationale"`
+	// Attributes are the document's columns of the requirement, name →
+	// value ({"level": "2", "priority": "High"}); nil when it gives none.
+	Attributes map[string]string `json:"attributes,omitempty"`
 	// Review is a person's decision on the requirement; nil until it is
 	// reviewed (docs/review.md).
 	Review *Review `json:"review,omitempty"`
@@ -148,6 +154,16 @@ type Citation struct {
 
 // MaxTitleLength bounds a title, in characters (the schema's maxLength).
 const MaxTitleLength = 80
+
+// Bounds of the document's id and columns of a requirement (the schema's
+// maxLength and maxProperties): an id or a column name is short, a
+// column's value at most a sentence or two.
+const (
+	MaxSourceIDLength       = 100
+	MaxAttributes           = 20
+	MaxAttributeNameLength  = 100
+	MaxAttributeValueLength = 500
+)
 
 // The allowed values of the enumerated fields.
 var (

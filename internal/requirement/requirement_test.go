@@ -1,6 +1,7 @@
 package requirement
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -31,6 +32,20 @@ func TestValidate(t *testing.T) {
 		{func(r *Record) { r.Citations[0].Chunk = "7" }, "field citations[].chunk"},
 		{func(r *Record) { r.ID = "R1" }, "field id"},
 		{func(r *Record) { r.Text = "" }, "field text"},
+		{func(r *Record) { r.SourceID = " V1.2.3" }, "field source_id"},
+		{func(r *Record) { r.SourceID = "V1\n2" }, "field source_id"},
+		{func(r *Record) { r.SourceID = strings.Repeat("1", 101) }, "field source_id"},
+		{func(r *Record) { r.Attributes = map[string]string{"level": ""} }, "field attributes"},
+		{func(r *Record) { r.Attributes = map[string]string{"level": "2\n3"} }, "field attributes"},
+		{func(r *Record) { r.Attributes = map[string]string{"level ": "2"} }, "field attributes"},
+		{func(r *Record) { r.Attributes = map[string]string{"": "2"} }, "field attributes"},
+		{func(r *Record) { r.Attributes = map[string]string{"note": strings.Repeat("x", 501)} }, "field attributes"},
+		{func(r *Record) {
+			r.Attributes = map[string]string{}
+			for i := range 21 {
+				r.Attributes[fmt.Sprint("c", i)] = "x"
+			}
+		}, "field attributes"},
 	}
 	for _, c := range cases {
 		r := valid()
@@ -42,6 +57,23 @@ func TestValidate(t *testing.T) {
 	}
 	if err := Validate([]byte(`{"id":"REQ-001"}`)); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing fields: %v", err)
+	}
+	// Both fields are optional; when given, they are kept.
+	withFields := valid()
+	withFields.SourceID = "RHEL-09-211010"
+	withFields.Attributes = map[string]string{"level": "2", "priority": "High", "Severity (CAT)": "CAT II"}
+	data, _ := Marshal(withFields)
+	if err := Validate(data); err != nil {
+		t.Fatalf("record with source_id and attributes refused: %v", err)
+	}
+	if !strings.Contains(string(data), `"source_id": "RHEL-09-211010"`) || !strings.Contains(string(data), `"level": "2"`) {
+		t.Errorf("fields not in the JSON:\n%s", data)
+	}
+	if strings.Contains(string(good), "source_id") || strings.Contains(string(good), "attributes") {
+		t.Errorf("a record without the fields names them:\n%s", good)
+	}
+	if err := Validate([]byte(strings.Replace(string(good), `"id"`, `"attributes": {"level": 2}, "id"`, 1))); err == nil || !strings.Contains(err.Error(), "field attributes") {
+		t.Errorf("a number as an attribute value: %v", err)
 	}
 	list := "[" + string(good) + "," + string(good) + "]"
 	if err := ValidateList([]byte(list)); err == nil || !strings.Contains(err.Error(), "REQ-001 appears twice") {

@@ -73,10 +73,14 @@ func newJob(t *testing.T, withOutput bool) *workspace.Job {
 		t.Fatal(err)
 	}
 	store := reqstore.Open(job)
-	for _, q := range testQuotes {
-		_, err := store.Save(requirement.Record{Title: strings.TrimSuffix(q.quote, "."), Text: q.quote, Type: q.typ, Category: "compliance",
+	for i, q := range testQuotes {
+		rec := requirement.Record{Title: strings.TrimSuffix(q.quote, "."), Text: q.quote, Type: q.typ, Category: "compliance",
 			Priority: "high", Frameworks: []string{"GoBD"}, Confidence: 0.9, Rationale: "a modal verb sets it",
-			Citations: []requirement.Citation{{Document: "policy.pdf", Chunk: q.chunk, Quote: q.quote}}})
+			Citations: []requirement.Citation{{Document: "policy.pdf", Chunk: q.chunk, Quote: q.quote}}}
+		if i == len(testQuotes)-1 { // the document's id and columns of REQ-004
+			rec.SourceID, rec.Attributes = "RV-4", map[string]string{"frequency": "quarterly"}
+		}
+		_, err := store.Save(rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,6 +212,12 @@ func TestListAndDetail(t *testing.T) {
 	if src["quote"] != "The archive should be checked every quarter." || src["page"] != 3.0 || src["first_page"] != 2.0 {
 		t.Errorf("source %v", src)
 	}
+	if d["source_id"] != "RV-4" || fmt.Sprint(d["attributes"]) != "map[frequency:quarterly]" || fmt.Sprint(reqs[3].(map[string]any)["attributes"]) != "map[frequency:quarterly]" {
+		t.Errorf("REQ-004's source_id %v, attributes %v", d["source_id"], d["attributes"])
+	}
+	if _, ok := reqs[0].(map[string]any)["source_id"]; ok {
+		t.Errorf("REQ-001 has a source_id: %v", reqs[0])
+	}
 	if sec, _ := json.Marshal(src["section"]); string(sec) != `["3 Review"]` {
 		t.Errorf("section %s, want the heading the quote stands under", sec)
 	}
@@ -277,7 +287,8 @@ func TestDecisionsAreKeptInTheJob(t *testing.T) {
 		t.Errorf("output: %v, %q", statuses, recs[2].Title)
 	}
 	csv, _ := job.ReadInternal(output.CSVFile)
-	if !strings.Contains(string(csv), ",review,review_note\n") || !strings.Contains(string(csv), ",rejected,repeats a rule of REQ-001's section\n") {
+	if !strings.Contains(string(csv), ",review,review_note,source_id,attributes\n") || !strings.Contains(string(csv), ",rejected,repeats a rule of REQ-001's section,,{}\n") ||
+		!strings.Contains(string(csv), `,pending,,RV-4,"{""frequency"":""quarterly""}"`) {
 		t.Errorf("requirements.csv:\n%s", csv)
 	}
 	summary, _ := job.ReadInternal(output.SummaryFile)

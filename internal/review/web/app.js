@@ -109,7 +109,8 @@ function applyFilters() {
     for (const [k, v] of Object.entries(want)) if (v && r[k] !== v) return false;
     if (framework && !r.frameworks.includes(framework)) return false;
     if (!q) return true;
-    const hay = [r.id, r.title, r.text, r.rationale, ...r.citations.map((c) => c.quote)].join("\n").toLowerCase();
+    const hay = [r.id, r.source_id || "", r.title, r.text, r.rationale, ...r.citations.map((c) => c.quote),
+      ...Object.entries(r.attributes || {}).map(([k, v]) => k + ": " + v)].join("\n").toLowerCase();
     return hay.includes(q);
   });
   renderList();
@@ -120,7 +121,7 @@ function renderList() {
   list.replaceChildren(...state.shown.map((r) =>
     el("li", { "data-id": r.id, class: r.id === state.selected ? "selected" : "", onclick: () => select(r.id) },
       el("span", { class: "id" }, r.id),
-      el("span", { class: "title", title: r.title }, r.title),
+      el("span", { class: "title", title: r.title }, r.source_id ? el("span", { class: "sid" }, r.source_id) : null, r.title),
       el("span", { class: "badge " + r.review_status }, r.review_status))));
   const total = state.listing.requirements.length;
   $("list-count").textContent = state.shown.length === total ? `${total} requirements` : `${state.shown.length} of ${total} requirements`;
@@ -173,6 +174,11 @@ function renderDetail() {
     el("span", {}, d.type), el("span", {}, d.category), el("span", {}, d.priority + " priority"),
     ...d.frameworks.map((f) => el("span", {}, f)),
     el("span", {}, "confidence " + d.confidence));
+  // The document's own id of the requirement and its columns.
+  const attrs = Object.keys(d.attributes || {}).sort();
+  const source = d.source_id || attrs.length ? el("div", { class: "meta source-fields" },
+    d.source_id ? el("span", { class: "sid" }, d.source_id) : null,
+    ...attrs.map((k) => el("span", { class: "attr" }, el("b", {}, k + ":"), " " + d.attributes[k]))) : null;
   const sources = d.sources.map((s) => {
     const where = el("div", { class: "where" },
       el("b", {}, s.document),
@@ -187,7 +193,7 @@ function renderDetail() {
       el("span", { class: "rid" }, d.id), el("h2", {}, d.title),
       el("span", { class: "badge " + d.review_status }, d.review_status)),
     actions(),
-    el("p", { class: "text" }, d.text), meta,
+    el("p", { class: "text" }, d.text), meta, source,
     el("div", { class: "label" }, "Rationale"), el("div", {}, d.rationale),
     d.review ? renderDecision(d.review) : null,
     state.mode === "reject" ? rejectForm() : null,
