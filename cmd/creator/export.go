@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -24,13 +25,15 @@ type exportOptions struct {
 func newExportCmd(g *globalOptions) *cobra.Command {
 	o := &exportOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "export --job ID [--format json|csv|md|reqif|cypher] [-o FILE]",
-		Short: "Write a job's requirements as JSON, CSV, Markdown, ReqIF or Cypher",
+		Use:   "export --job ID [--format json|csv|xlsx|md|reqif|cypher] [-o FILE]",
+		Short: "Write a job's requirements as JSON, CSV, XLSX, Markdown, ReqIF or Cypher",
 		Long: `Write the requirements of a job (its output/requirements.json, written when
 the job completes or stops at a budget) in another format:
 
   json   the list of requirement records, as in output/requirements.json
   csv    one row per requirement, with a header
+  xlsx   an Excel workbook: the CSV's columns and the section of the source,
+         one row per requirement, the header frozen and filterable
   md     Markdown for people, grouped by the section of the source
   reqif  ReqIF 1.2 (OMG Requirements Interchange Format) for DOORS, Polarion,
          Jama and other requirements tools: one SPEC-OBJECT per requirement
@@ -50,8 +53,9 @@ edited or rejected; see 'creator review') and the reviewer's note. With
 --reviewed-only only the requirements a reviewer accepted, with or without
 edits, are exported.
 
-Without --format the format follows the extension of -o (.json, .csv, .md,
-.reqif, .cypher, .cql), else json. Without -o the export goes to stdout; a
+Without --format the format follows the extension of -o (.json, .csv, .xlsx,
+.md, .reqif, .cypher, .cql); another extension is refused, and so is one that
+names another format than --format; without -o or an extension, json. Without -o the export goes to stdout; a
 file is written atomically.`,
 		Example: `  creator export --job gobd --format reqif -o gobd.reqif
   creator export --job gobd -o gobd.csv
@@ -66,7 +70,7 @@ file is written atomically.`,
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job")
 	completeJobs(cmd, o.globalOptions)
-	cmd.Flags().StringVar(&o.format, "format", "json", "json, csv, md, reqif or cypher")
+	cmd.Flags().StringVar(&o.format, "format", "json", "json, csv, xlsx, md, reqif or cypher")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
 	cmd.Flags().BoolVar(&o.reviewedOnly, "reviewed-only", false, "export only the requirements a reviewer accepted (with or without edits)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(export.Formats, cobra.ShellCompDirectiveNoFileComp))
@@ -75,10 +79,15 @@ file is written atomically.`,
 
 func runExport(o *exportOptions) error {
 	format := o.format
-	if !o.formatGiven {
-		if f, ok := export.FormatOf(o.output); ok {
-			format = f
-		}
+	byName, known := export.FormatOf(o.output)
+	ext := strings.ToLower(filepath.Ext(o.output))
+	switch {
+	case !o.formatGiven && known:
+		format = byName
+	case !o.formatGiven && ext != "" && o.output != "-":
+		return usageErrorf("-o %s: no format is written as %s; use one of the extensions .json, .csv, .xlsx, .md, .reqif, .cypher, or give --format", o.output, ext)
+	case o.formatGiven && known && byName != format:
+		return usageErrorf("-o %s is named as %s, not %s: name the file for its format, or drop --format", o.output, byName, format)
 	}
 	if !slices.Contains(export.Formats, format) {
 		return usageErrorf("unknown format %q: use %s", format, strings.Join(export.Formats, ", "))

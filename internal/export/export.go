@@ -19,7 +19,7 @@ import (
 )
 
 // Formats are the names --format accepts.
-var Formats = []string{"json", "csv", "md", "reqif", "cypher"}
+var Formats = []string{"json", "csv", "xlsx", "md", "reqif", "cypher"}
 
 // Source is what an export is made of: the job's records in output order,
 // and the chunk manifest that places them in the document's sections.
@@ -122,6 +122,8 @@ func Render(format string, src Source) ([]byte, error) {
 		return output.JSON(src.Records)
 	case "csv":
 		return output.CSV(src.Records)
+	case "xlsx":
+		return XLSX(src)
 	case "md":
 		return Markdown(src), nil
 	case "reqif":
@@ -149,7 +151,7 @@ func Approved(recs []requirement.Record) (kept []requirement.Record, left requir
 // FormatOf guesses a format from a file name's extension.
 func FormatOf(name string) (string, bool) {
 	lower := strings.ToLower(name)
-	for ext, f := range map[string]string{".json": "json", ".csv": "csv", ".md": "md", ".markdown": "md", ".reqif": "reqif", ".xml": "reqif",
+	for ext, f := range map[string]string{".json": "json", ".csv": "csv", ".xlsx": "xlsx", ".md": "md", ".markdown": "md", ".reqif": "reqif", ".xml": "reqif",
 		".cypher": "cypher", ".cql": "cypher"} {
 		if strings.HasSuffix(lower, ext) {
 			return f, true

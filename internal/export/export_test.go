@@ -372,10 +372,10 @@ func TestOtherFormats(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil || !reflect.DeepEqual(back, src.Records) {
 		t.Errorf("JSON does not round-trip: %v", err)
 	}
-	if _, err := Render("pdf", src); err == nil || !strings.Contains(err.Error(), "json, csv, md, reqif, cypher") {
+	if _, err := Render("pdf", src); err == nil || !strings.Contains(err.Error(), "json, csv, xlsx, md, reqif, cypher") {
 		t.Errorf("unknown format: %v", err)
 	}
-	for name, want := range map[string]string{"out.REQIF": "reqif", "a.csv": "csv", "b.md": "md", "c.json": "json", "d.xml": "reqif", "e.cypher": "cypher", "f.CQL": "cypher"} {
+	for name, want := range map[string]string{"out.REQIF": "reqif", "a.csv": "csv", "b.md": "md", "c.json": "json", "d.xml": "reqif", "e.cypher": "cypher", "f.CQL": "cypher", "g.XLSX": "xlsx"} {
 		if got, ok := FormatOf(name); !ok || got != want {
 			t.Errorf("FormatOf(%s) = %s", name, got)
 		}

@@ -206,26 +206,38 @@ func Sources(r requirement.Record) string {
 func CSV(recs []requirement.Record) ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"id", "title", "text", "type", "category", "priority", "frameworks", "documents", "chunks", "pages", "quotes", "confidence", "rationale", "review", "review_note",
-		"source_id", "attributes"})
+	w.Write(TableHeader())
 	for _, r := range recs {
-		var docs, chunks, pages, quotes []string
-		for _, c := range r.Citations {
-			docs = append(docs, c.Document)
-			chunks = append(chunks, c.Chunk)
-			page := ""
-			if c.Page > 0 {
-				page = strconv.Itoa(c.Page)
-			}
-			pages = append(pages, page)
-			quotes = append(quotes, c.Quote)
-		}
-		w.Write([]string{r.ID, r.Title, r.Text, r.Type, r.Category, r.Priority, strings.Join(r.Frameworks, "; "),
-			strings.Join(docs, " | "), strings.Join(chunks, " | "), strings.Join(pages, " | "), strings.Join(quotes, " | "),
-			strconv.FormatFloat(r.Confidence, 'f', -1, 64), r.Rationale, r.ReviewStatus(), r.ReviewNote(), r.SourceID, AttributesJSON(r.Attributes)})
+		w.Write(TableRow(r))
 	}
 	w.Flush()
 	return b.Bytes(), w.Error()
+}
+
+// TableHeader are the columns of a requirement as a table row (the CSV,
+// the XLSX export).
+func TableHeader() []string {
+	return []string{"id", "title", "text", "type", "category", "priority", "frameworks", "documents", "chunks", "pages", "quotes", "confidence", "rationale", "review", "review_note",
+		"source_id", "attributes"}
+}
+
+// TableRow is a requirement as a table row, its cells in TableHeader's
+// order: several citations joined with " | ".
+func TableRow(r requirement.Record) []string {
+	var docs, chunks, pages, quotes []string
+	for _, c := range r.Citations {
+		docs = append(docs, c.Document)
+		chunks = append(chunks, c.Chunk)
+		page := ""
+		if c.Page > 0 {
+			page = strconv.Itoa(c.Page)
+		}
+		pages = append(pages, page)
+		quotes = append(quotes, c.Quote)
+	}
+	return []string{r.ID, r.Title, r.Text, r.Type, r.Category, r.Priority, strings.Join(r.Frameworks, "; "),
+		strings.Join(docs, " | "), strings.Join(chunks, " | "), strings.Join(pages, " | "), strings.Join(quotes, " | "),
+		strconv.FormatFloat(r.Confidence, 'f', -1, 64), r.Rationale, r.ReviewStatus(), r.ReviewNote(), r.SourceID, AttributesJSON(r.Attributes)}
 }
 
 // AttributesJSON is a requirement's attributes as one JSON object, its
