@@ -553,15 +553,22 @@ func assertNoLabels(t *testing.T, recs []requirement.Record) {
 	}
 }
 
-// TestBuiltinShapes runs the project's own documents of the two shapes:
+// TestBuiltinShapes runs the project's own documents of each shape:
 // a verification checklist typeset as a PDF (level column in the first
 // line, a row across a page break, deleted and moved rows, "C.4" ids,
-// prose with "must" and "should" around the tables) and a STIG in the STIG
+// prose with "must" and "should" around the tables), a STIG in the STIG
 // Viewer layout (label lines, a two-sentence title, "must" in discussion,
-// check and fix texts, a banner text, commands).
+// check and fix texts, a banner text, commands), a numbered list of
+// imperatives with DISCUSSION blocks (items right after discussion text,
+// items over two lines, numbered titles, a "Note:" line, "must" and
+// "should" in discussion), a Markdown SRS (introduction, id-labelled items
+// with and without verbs, a quality table with ids, a heading with an id,
+// constraints, user stories with bullet and Given/When/Then criteria, open
+// questions) and an IEEE 830 text SRS ("The system will be used by" in
+// its scope, statements without modal verbs in requirements sections).
 func TestBuiltinShapes(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"verification-checklist.pdf", "stig-viewer.html"} {
+	for _, name := range []string{"verification-checklist.pdf", "stig-viewer.html", "remote-work-baseline.txt", "shop-srs.md", "room-booking-srs.txt"} {
 		t.Run(name, func(t *testing.T) {
 			doc := filepath.Join("..", "..", "testdata", "shapes", name)
 			dir := runBuiltin(t, doc, strings.TrimSuffix(name, filepath.Ext(name)))

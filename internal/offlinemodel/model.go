@@ -605,6 +605,10 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 		all = verificationRows(c.body)
 	case shapeRules:
 		all = ruleTitles(c.body)
+	case shapeNumbered:
+		all = numberedItems(c.body, p)
+	case shapeSpec:
+		all = specItems(c.body, c.heading, p)
 	default:
 		bs := blocks(c.body)
 		all = blockStatements(c.body, bs)

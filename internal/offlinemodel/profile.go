@@ -81,6 +81,10 @@ func makeProfile(doc, text string, sample ...string) profile {
 		p.Reason = "requirements stand in table rows with dotted identifiers (verification statements); the prose around the tables is context"
 	case shapeRules:
 		p.Reason = "a list of rules: each rule's title is its requirement; discussion, check and fix texts and metadata are context"
+	case shapeNumbered:
+		p.Reason = "a numbered list of measures with discussion blocks: each numbered item is a requirement whatever its verb; discussion is context"
+	case shapeSpec:
+		p.Reason = "a specification: items with requirement identifiers, user stories and acceptance criteria, and the statements of its requirements sections are requirements; introductions and overviews describe"
 	}
 	return p
 }

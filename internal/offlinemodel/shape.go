@@ -83,6 +83,9 @@ func documentShape(text string) string {
 	case rows >= 3:
 		return shapeTable
 	}
+	if s := countSpecSignals(text).shape(); s != "" {
+		return s
+	}
 	return shapeProse
 }
 
