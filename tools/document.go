@@ -173,7 +173,10 @@ func (d *docTools) chunk(ctx context.Context, a chunkArgs) (llm.ToolResult, erro
 	if strings.TrimSpace(text) == "" {
 		return llm.ToolResult{}, fmt.Errorf("'%s' holds no text to chunk", source)
 	}
-	chunks := document.ChunkText(text, limit, d.count)
+	chunks, err := document.ChunkTextContext(ctx, text, limit, d.count)
+	if err != nil {
+		return llm.ToolResult{}, err
+	}
 	man, err := d.replaceChunks(source, docName, chunks)
 	if err != nil {
 		return llm.ToolResult{}, err

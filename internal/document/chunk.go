@@ -1,6 +1,7 @@
 package document
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -42,16 +43,27 @@ type span struct{ start, end int }
 // between sentences. Only a sentence longer than a whole chunk is cut
 // between lines, or words. The chunks cover the text exactly, in order.
 func ChunkText(text string, maxTokens int, counter Counter) []Chunk {
+	chunks, _ := ChunkTextContext(context.Background(), text, maxTokens, counter)
+	return chunks
+}
+
+// ChunkTextContext is ChunkText that stops, with ctx's error, when ctx
+// ends: a large text takes seconds, and Ctrl-C must not wait for them.
+func ChunkTextContext(ctx context.Context, text string, maxTokens int, counter Counter) ([]Chunk, error) {
 	if maxTokens <= 0 {
 		maxTokens = DefaultChunkTokens
 	}
-	c := &chunker{text: text, max: maxTokens, count: counter}
+	c := &chunker{ctx: ctx, text: text, max: maxTokens, count: counter}
 	c.index()
 	c.build()
-	return c.chunks
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.chunks, nil
 }
 
 type chunker struct {
+	ctx    context.Context
 	text   string
 	max    int
 	count  Counter
@@ -161,6 +173,9 @@ func (c *chunker) build() {
 		cur, curTokens = nil, 0
 	}
 	for _, s := range c.secs {
+		if c.ctx.Err() != nil {
+			return
+		}
 		n := c.tokens(s.start, s.end)
 		switch {
 		case n > c.max:

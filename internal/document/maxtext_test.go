@@ -1,6 +1,7 @@
 package document
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -27,5 +28,24 @@ func TestTextOverTheLimitIsRefused(t *testing.T) {
 		if _, err := Extract(path, Options{MaxText: 200_000}); err != nil {
 			t.Errorf("%s within the limit: %v", filepath.Base(path), err)
 		}
+	}
+}
+
+// Chunking stops when its context ends, with the context's error.
+func TestChunkingStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := 1; i <= 400; i++ {
+		b.WriteString("\n" + strings.Repeat("x", 3) + "\n\n")
+		b.WriteString(strings.Repeat("Records must be kept for ten years in the archive room. ", 40) + "\n")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	chunks, err := ChunkTextContext(ctx, b.String(), 200, wordCounter{})
+	if !errors.Is(err, context.Canceled) || chunks != nil {
+		t.Fatalf("%d chunks, %v; want context.Canceled", len(chunks), err)
+	}
+	if chunks, err := ChunkTextContext(context.Background(), b.String(), 200, wordCounter{}); err != nil || len(chunks) < 10 {
+		t.Fatalf("%d chunks, %v", len(chunks), err)
 	}
 }
