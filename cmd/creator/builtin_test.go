@@ -565,10 +565,20 @@ func assertNoLabels(t *testing.T, recs []requirement.Record) {
 // with and without verbs, a quality table with ids, a heading with an id,
 // constraints, user stories with bullet and Given/When/Then criteria, open
 // questions) and an IEEE 830 text SRS ("The system will be used by" in
-// its scope, statements without modal verbs in requirements sections).
+// its scope, statements without modal verbs in requirements sections),
+// and control catalogs: one of the fifth edition kind (lettered statements
+// with numbered sub-items, "Discussion:", "Related Controls:",
+// "References:", enhancements under "ACCOUNT MANAGEMENT | …" titles,
+// withdrawn enhancements and controls, "should" and "must" in discussion),
+// one of the fourth edition kind typeset as a PDF ("The organization:"
+// lead-ins, "Supplemental Guidance:" with related controls, priority and
+// baseline tables, a page break between a heading and its statement), and
+// one of another publisher's kind (numbered control titles, "Control",
+// "Purpose", "Guidance" over paragraphs, "Other information").
 func TestBuiltinShapes(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"verification-checklist.pdf", "stig-viewer.html", "remote-work-baseline.txt", "shop-srs.md", "room-booking-srs.txt"} {
+	for _, name := range []string{"verification-checklist.pdf", "stig-viewer.html", "remote-work-baseline.txt", "shop-srs.md", "room-booking-srs.txt",
+		"catalog-rev5.txt", "catalog-rev4.pdf", "control-guide.txt"} {
 		t.Run(name, func(t *testing.T) {
 			doc := filepath.Join("..", "..", "testdata", "shapes", name)
 			dir := runBuiltin(t, doc, strings.TrimSuffix(name, filepath.Ext(name)))
