@@ -165,6 +165,7 @@ bad-docs:
 sample-pdf:
 	$(GO) run ./internal/pdfwrite/mksample testdata/sample/retention-policy.md testdata/sample/retention-policy.pdf
 	$(GO) run ./internal/pdfwrite/mkchecklist testdata/shapes/verification-checklist.md testdata/shapes/verification-checklist.pdf
+	$(GO) run ./internal/pdfwrite/mkcatalog testdata/shapes/catalog-rev4.txt testdata/shapes/catalog-rev4.pdf
 
 clean:
 	rm -rf $(BIN)

@@ -8,8 +8,8 @@ import (
 
 // A requirement from a row or a numbered clause that carries the
 // document's id gets that id as its source_id; lettered and bracketed
-// items, which only count the items of a block, and sentences read by their
-// cues get none.
+// items of a control get its id with their letter or number ("AC-2.a",
+// "AC-2(1)"), and sentences read by their cues get none.
 func TestSourceIDsOfRowsAndClauses(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -44,7 +44,7 @@ b. Establishing conditions for group membership;
 4.2 Retention
 
 Invoices must be kept for ten years.
-`, []string{"Identifying account types=", "Establishing conditions=", "Invoices must be kept="}},
+`, []string{"Identifying account types=AC-2.a", "Establishing conditions=AC-2.b", "Invoices must be kept="}},
 	}
 	for _, c := range cases {
 		got := analyzeChunk(chunkRead{n: 1, doc: "d.txt", body: c.body}, map[string]profile{"d.txt": {Language: "English"}})

@@ -37,8 +37,21 @@ var (
 	letterItemRE = regexp.MustCompile(`^[a-z]\.\s+\S`)
 	numberItemRE = regexp.MustCompile(`^\(\d{1,2}\)\s+\S`)
 	clauseItemRE = regexp.MustCompile(`^\d{1,2}(?:\.\d{1,2}){1,3}\.?\s+\S`)
-	// A sub-item of an item: "(a) ", "(iv) ".
-	subItemRE = regexp.MustCompile(`^\((?:[a-z]|[ivx]{1,4})\)\s+\S`)
+	// A sub-item of an item: "(a) ", "(iv) ", "1. ".
+	subItemRE = regexp.MustCompile(`^(?:\((?:[a-z]|[ivx]{1,4})\)|\d{1,2}\.)\s+\S`)
+	// A control's numbered title in ordinary case ("5.1 Policies for
+	// information security"): it names the control whose statement
+	// follows, and ends the guidance of the control before it.
+	controlTitleRE = regexp.MustCompile(`^(\d{1,2}\.\d{1,2})\s+[A-Z][a-z]+(?:[ -][A-Za-z]+){0,10}$`)
+	// An enhancement's title: the control's name and its own in capitals,
+	// parted by a bar ("ACCOUNT MANAGEMENT | AUTOMATED SYSTEM ACCOUNT
+	// MANAGEMENT"), over the enhancement's statement.
+	enhancementTitleRE = regexp.MustCompile(`^[A-Z][A-Z0-9 ,/()&'-]*\|[A-Z0-9 ,/()&'|-]+$`)
+	// A title: capitalised words (small words aside), no full stop.
+	titleRE = regexp.MustCompile(`^[A-Z][\w'-]*(?:\s+(?:[A-Z][\w'-]*|a|an|the|of|and|or|for|to|in|on|with))*$`)
+	// A label that stands for one statement: a control's own ("Control"
+	// on a line of its own), not a section or a column of requirements.
+	statementLabelRE = regexp.MustCompile(`^Control(?: [Ss]tatement)?$`)
 	// The marker of an item, taken off its quote.
 	itemMarkerRE = regexp.MustCompile(`^(?:[a-z]\.|\(\d{1,2}\)|\d{1,2}(?:\.\d{1,2}){1,3}\.?)\s+`)
 )
@@ -56,7 +69,7 @@ func itemKind(line string) *regexp.Regexp {
 // Label words that make a block informative or normative, whole words
 // only ("Change Controller:" in a definition list is neither).
 var (
-	informativeLabelRE = regexp.MustCompile(`(?i)\b(guidance|discussion|notes?|rationale|examples?|references?|priority|baselines?|related|sources?|background|purpose|scope)\b`)
+	informativeLabelRE = regexp.MustCompile(`(?i)\b(guidance|discussion|notes?|rationale|examples?|references?|priority|baselines?|related|sources?|background|purpose|scope|other information)\b`)
 	normativeLabelRE   = regexp.MustCompile(`(?i)\b(controls?|requirements?|enhancements?|statements?|obligations?)\b`)
 )
 
@@ -78,6 +91,10 @@ type block struct {
 	body       int  // where the text after the label starts
 	lineLabel  bool // the label stood on a line of its own
 	content    bool // a line of text followed the label
+	label      string
+	// control is the id of the control the block belongs to ("AC-2",
+	// "5.1"), from the heading before it, or "".
+	control string
 }
 
 // blocks cuts text into labelled blocks. Text before the first label, or
@@ -90,6 +107,7 @@ func blocks(text string) []block {
 	var marker *regexp.Regexp // the item marker of the latest normative block
 	pos := 0
 	blank := false // the line before was blank
+	control := ""
 	for _, line := range strings.SplitAfter(text, "\n") {
 		trimmed := strings.TrimSpace(line)
 		lead := len(line) - len(strings.TrimLeft(line, " \t"))
@@ -106,7 +124,12 @@ func blocks(text string) []block {
 			out = append(out, cur)
 			label := labelRE.FindStringSubmatch(trimmed)
 			cur = block{kind: labelKind(label[1]), start: pos, body: pos + lead + len(label[1]) + 1,
-				content: strings.TrimSpace(trimmed[len(label[0]):]) != ""}
+				content: strings.TrimSpace(trimmed[len(label[0]):]) != "", label: label[1], control: control}
+			if cur.kind == normative && titleRE.MatchString(strings.TrimSpace(trimmed[len(label[0]):])) {
+				// A document's title and subtitle ("Security Controls: A
+				// Practical Guide") are no label.
+				cur.kind = neutral
+			}
 			if cur.kind == normative {
 				marker = nil
 			}
@@ -115,26 +138,37 @@ func blocks(text string) []block {
 			// "Discussion"): the block starts on the next line.
 			cur.end = pos
 			out = append(out, cur)
-			cur = block{kind: labelKind(trimmed), start: pos, body: pos + len(line), lineLabel: true}
+			cur = block{kind: labelKind(trimmed), start: pos, body: pos + len(line), lineLabel: true, label: trimmed, control: control}
 			marker = nil
 		case catalogHeadingRE.MatchString(trimmed):
 			cur.end = pos
 			out = append(out, cur)
-			cur = block{kind: neutral, start: pos + len(line), body: pos + len(line)}
+			control = strings.TrimSuffix(strings.Fields(trimmed)[0], ".")
+			cur = block{kind: neutral, start: pos + len(line), body: pos + len(line), control: control}
+			marker = nil
+		case controlTitleRE.MatchString(trimmed) && (cur.kind != normative || marker == nil):
+			// A control's title in ordinary case ends the guidance under
+			// a label line before it, which goes on over paragraphs, and a
+			// block that has no items yet (a title such as "Security
+			// Controls: A Guide" is no label of items).
+			cur.end = pos
+			out = append(out, cur)
+			control = controlTitleRE.FindStringSubmatch(trimmed)[1]
+			cur = block{kind: neutral, start: pos, body: pos, control: control}
 			marker = nil
 		case cur.kind == normative && marker == nil:
 			marker = itemKind(trimmed)
 		case cur.kind == informative && marker != nil && marker.MatchString(trimmed):
 			cur.end = pos
 			out = append(out, cur)
-			cur = block{kind: normative, start: pos, body: pos + lead}
-		case after && cur.content && cur.kind != neutral && (cur.kind == informative || itemKind(trimmed) == nil && !subItemRE.MatchString(trimmed)):
+			cur = block{kind: normative, start: pos, body: pos + lead, control: control}
+		case after && cur.content && cur.kind != neutral && (cur.kind == informative && !cur.lineLabel || cur.kind == normative && itemKind(trimmed) == nil && !subItemRE.MatchString(trimmed)):
 			// A label speaks for its paragraph, and a normative one for the
 			// items that follow it; a paragraph after them is on its own
 			// (a definition list's "Notes:" entry ends at its paragraph).
 			cur.end = pos
 			out = append(out, cur)
-			cur = block{kind: neutral, start: pos, body: pos}
+			cur = block{kind: neutral, start: pos, body: pos, control: control}
 		}
 		if pos >= cur.body && pos > cur.start {
 			cur.content = true
@@ -150,7 +184,8 @@ func blocks(text string) []block {
 		}
 		// A heading such as "Requirements" over plain prose: its
 		// sentences are read by their cues.
-		if b.kind == normative && b.lineLabel && !hasItems(text[b.body:b.end]) {
+		// A control's own label ("Control") stands for its one statement.
+		if b.kind == normative && b.lineLabel && !hasItems(text[b.body:b.end]) && !statementLabelRE.MatchString(b.label) {
 			b.kind = neutral
 		}
 		kept = append(kept, b)
@@ -195,12 +230,20 @@ func items(text string, b block) []found {
 				raw, start = raw[len(m):], start+len(m)
 			}
 		}
+		// An enhancement's title in capitals is not its statement: the
+		// lines after it are.
+		if first, rest, ok := strings.Cut(raw, "\n"); ok && enhancementTitleRE.MatchString(strings.TrimSpace(first)) {
+			lead := len(first) + 1 + leadSpace(rest)
+			raw, start = strings.TrimSpace(raw[lead:]), start+lead
+		} else if enhancementTitleRE.MatchString(strings.TrimSpace(raw)) {
+			return
+		}
 		s := sentence{text: raw, start: start}
 		q := requirement.Clean(s.text)
 		if len(strings.Fields(q)) < 4 || strings.Contains(q, "[Withdrawn") || strings.HasSuffix(q, ":") {
 			return
 		}
-		out = append(out, found{s: s, quote: q, id: clauseID(marker, strings.TrimSpace(body[from:to]))})
+		out = append(out, found{s: s, quote: q, id: itemID(b.control, marker, strings.TrimSpace(body[from:to]))})
 	}
 	if len(starts) == 0 {
 		add(0, len(body))
@@ -214,6 +257,23 @@ func items(text string, b block) []found {
 		add(s, end)
 	}
 	return out
+}
+
+// itemID is the id of an item of a control's block: its clause number,
+// else the control's id with the item's letter ("AC-2.a") or number
+// ("AC-2(1)"), or the control's id for its one statement.
+func itemID(control string, marker *regexp.Regexp, item string) string {
+	if id := clauseID(marker, item); id != "" || control == "" {
+		return id
+	}
+	m := strings.TrimSpace(itemMarkerRE.FindString(item))
+	switch marker {
+	case letterItemRE:
+		return control + "." + strings.TrimSuffix(m, ".")
+	case numberItemRE:
+		return control + m
+	}
+	return control
 }
 
 // clauseID is the number of a numbered clause ("3.1.1 The system …" is

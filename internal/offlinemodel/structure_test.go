@@ -191,3 +191,72 @@ Organizations may choose to define access privileges by role.
 		t.Fatalf("%d drafts, want the 4 numbered statements", len(got))
 	}
 }
+
+// Catalogs of other editions and publishers: an enhancement's title in
+// capitals over its statement, discussion and related controls between
+// enhancements, a withdrawn one; a control's label on a line of its own
+// over its one statement, guidance over several paragraphs up to the next
+// control's title. Each statement carries its control's id.
+func TestControlCatalogEditions(t *testing.T) {
+	t.Parallel()
+	body := `AC-2 ACCOUNT MANAGEMENT
+
+Control:
+a. Record the kinds of accounts that the system allows;
+b. Set out for each account:
+1. The users who may sign in with it; and
+2. The access rights it holds.
+
+Discussion: Shared accounts should be rare.
+
+Related Controls: AC-3, IA-2.
+
+Control Enhancements:
+
+(1) ACCOUNT MANAGEMENT | AUTOMATED ACCOUNT HANDLING
+Manage system accounts with automated tools.
+Discussion: Automated tools can send reminders.
+Related Controls: None.
+
+(2) ACCOUNT MANAGEMENT | INACTIVE ACCOUNTS
+[Withdrawn: Incorporated into AC-2(1).]
+
+References: None.
+
+5.3 Segregation of duties
+
+Control
+Conflicting duties and areas of responsibility are kept apart.
+
+Purpose
+To reduce the risk of fraud and error.
+
+Guidance
+Duties that should be kept apart include request and approval.
+
+Small organizations should use monitoring instead.
+
+Other information
+Roles should be defined in a role-based scheme.
+
+5.4 Contact with authorities
+
+Control
+The organization keeps up contact with the relevant authorities.
+`
+	got := analyzeChunk(chunkRead{n: 1, doc: "c.txt", body: body}, map[string]profile{"c.txt": {Language: "English"}})
+	want := []string{
+		"AC-2.a Record the kinds of accounts that the system allows;",
+		"AC-2.b Set out for each account: 1. The users who may sign in with it; and 2. The access rights it holds.",
+		"AC-2(1) Manage system accounts with automated tools.",
+		"5.3 Conflicting duties and areas of responsibility are kept apart.",
+		"5.4 The organization keeps up contact with the relevant authorities.",
+	}
+	var quotes []string
+	for _, d := range got {
+		quotes = append(quotes, d.SourceID+" "+d.Citations[0].Quote)
+	}
+	if strings.Join(quotes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("quotes:\n%s\nwant:\n%s", strings.Join(quotes, "\n"), strings.Join(want, "\n"))
+	}
+}
