@@ -636,8 +636,14 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 			d.Citations = append(d.Citations, requirement.Citation{Document: c.doc, Chunk: chunkID(c.n), Quote: q})
 		}
 		d.SourceID = x.id
+		if x.levels != "" || len(x.attrs) > 0 {
+			d.Attributes = map[string]string{}
+			for k, v := range x.attrs {
+				d.Attributes[k] = v
+			}
+		}
 		if x.levels != "" {
-			d.Attributes = map[string]string{"level": x.levels}
+			d.Attributes["level"] = x.levels
 		}
 		out = append(out, d)
 	}
@@ -660,6 +666,8 @@ type found struct {
 	more   []string
 	id     string
 	levels string
+	// attrs are other columns of the row or rule (a rule's severity).
+	attrs map[string]string
 }
 
 // span is a byte range of a chunk.

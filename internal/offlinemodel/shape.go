@@ -214,12 +214,47 @@ func rowLabel(line string) bool {
 	return m != nil && labelKind(m[1]) != neutral && !clauseVerbRE.MatchString(m[1])
 }
 
+// ruleMetaNameRE names the metadata a rule's record keeps: its id (the
+// STIG id or rule version, which the rule is known by) as source_id, the
+// others as attributes.
+var ruleMetaNameRE = regexp.MustCompile(`(?i)^(?:(stig[ \t]+id|rule[ \t]+version)|(severity)|(rule[ \t]+id)|(group[ \t]+id|vuln(?:erability)?[ \t]+id))\b`)
+
+// ruleMeta reads a metadata line of a rule ("Severity: CAT II", "Rule
+// Version (STIG-ID) | RHEL-09-211010") as a name and its value; ok is
+// false for the lines kept as neither (discussion, check text, CCI).
+func ruleMeta(line string) (name, value string, ok bool) {
+	g := ruleMetaNameRE.FindStringSubmatch(line)
+	if g == nil {
+		return "", "", false
+	}
+	i := strings.IndexAny(line, ":|")
+	if i < 0 {
+		return "", "", false
+	}
+	value = strings.TrimSpace(strings.Trim(strings.TrimSpace(line[i+1:]), "|"))
+	if value == "" || len(value) > 100 {
+		return "", "", false
+	}
+	switch {
+	case g[1] != "":
+		return "id", value, true
+	case g[2] != "":
+		return "severity", value, true
+	case g[3] != "":
+		return "rule_id", value, true
+	}
+	return "group_id", value, true
+}
+
 // ruleTitles are the titles of the rules in a chunk of a rule list: the
 // text after a "Rule Title:" label (or in its table cell) up to a blank
 // line or the next label, or a heading that states a duty.
 func ruleTitles(text string) []found {
 	var out []found
 	var cur []span
+	// meta are the metadata lines of the rule before its title: its id
+	// and its other columns.
+	id, attrs := "", map[string]string{}
 	flush := func() {
 		if len(cur) == 0 {
 			return
@@ -230,8 +265,9 @@ func ruleTitles(text string) []found {
 		if len(strings.Fields(q)) < 3 {
 			return
 		}
-		out = append(out, found{s: s, quote: q, text: q,
+		out = append(out, found{s: s, quote: q, text: q, id: id, attrs: attrs,
 			f: shapeFinding(q, "a rule's title", "the title of a rule in a rule list, which states the rule")})
+		id, attrs = "", map[string]string{}
 	}
 	pos := 0
 	for _, line := range strings.SplitAfter(text, "\n") {
@@ -261,7 +297,16 @@ func ruleTitles(text string) []found {
 				cur = []span{{from + h[2] + skip, to}}
 				flush()
 			}
-		case trimmed == "" || labelRE.MatchString(trimmed) || ruleMetaRE.MatchString(trimmed):
+		case ruleMetaRE.MatchString(trimmed):
+			flush()
+			if name, value, ok := ruleMeta(trimmed); ok {
+				if name == "id" {
+					id = value
+				} else {
+					attrs[name] = value
+				}
+			}
+		case trimmed == "" || labelRE.MatchString(trimmed):
 			flush()
 		case cur != nil:
 			cur = append(cur, span{from, to})
