@@ -160,13 +160,8 @@ func verificationRows(text string) []found {
 		}
 		out = append(out, x)
 	}
-	pos := 0
-	for _, line := range strings.SplitAfter(text, "\n") {
-		at := pos
-		pos += len(line)
-		trimmed := strings.TrimSpace(line)
-		lead := len(line) - len(strings.TrimLeft(line, " \t"))
-		from, to := at+lead, at+lead+len(trimmed)
+	for _, l := range chunkLines(text) {
+		trimmed, from, to := l.text, l.from, l.to
 		if _, marker := document.ParsePageMarker(trimmed); marker {
 			if cur != nil {
 				cur.broken = true
@@ -269,13 +264,8 @@ func ruleTitles(text string) []found {
 			f: shapeFinding(q, "a rule's title", "the title of a rule in a rule list, which states the rule")})
 		id, attrs = "", map[string]string{}
 	}
-	pos := 0
-	for _, line := range strings.SplitAfter(text, "\n") {
-		at := pos
-		pos += len(line)
-		trimmed := strings.TrimSpace(line)
-		lead := len(line) - len(strings.TrimLeft(line, " \t"))
-		from, to := at+lead, at+lead+len(trimmed)
+	for _, l := range chunkLines(text) {
+		trimmed, from, to := l.text, l.from, l.to
 		if _, marker := document.ParsePageMarker(trimmed); marker {
 			continue
 		}
