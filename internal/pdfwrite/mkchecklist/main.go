@@ -30,20 +30,9 @@ const (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: mkchecklist SOURCE.md OUT.pdf")
-		os.Exit(2)
-	}
-	src, err := os.ReadFile(os.Args[1])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	doc := &pdfwrite.Document{Title: running, Compress: true, Pages: typeset(string(src))}
-	if err := os.WriteFile(os.Args[2], doc.Bytes(), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	os.Exit(pdfwrite.Command("mkchecklist", os.Args[1:], func(src string) *pdfwrite.Document {
+		return &pdfwrite.Document{Title: running, Compress: true, Pages: typeset(src)}
+	}))
 }
 
 type page struct{ texts []pdfwrite.Text }

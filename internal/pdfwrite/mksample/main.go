@@ -5,7 +5,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"strings"
 
@@ -13,28 +12,17 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: mksample SOURCE.md OUT.pdf")
-		os.Exit(2)
-	}
-	src, err := os.ReadFile(os.Args[1])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	doc := &pdfwrite.Document{
-		Title:    "Records Retention and Data Protection Policy",
-		Compress: true,
-		Pages: pdfwrite.Layout{
-			Header: "Northwind Logistics — Policy FIN-07",
-			Footer: "Page %d",
-			Size:   11,
-		}.Pages(Blocks(string(src))),
-	}
-	if err := os.WriteFile(os.Args[2], doc.Bytes(), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	os.Exit(pdfwrite.Command("mksample", os.Args[1:], func(src string) *pdfwrite.Document {
+		return &pdfwrite.Document{
+			Title:    "Records Retention and Data Protection Policy",
+			Compress: true,
+			Pages: pdfwrite.Layout{
+				Header: "Northwind Logistics — Policy FIN-07",
+				Footer: "Page %d",
+				Size:   11,
+			}.Pages(Blocks(src)),
+		}
+	}))
 }
 
 // Blocks turns Markdown into headings and paragraphs: "#" lines are
