@@ -130,19 +130,10 @@ func assertQuotesVerbatim(t *testing.T, dir string, recs []requirement.Record) {
 	t.Logf("%d quotes, all verbatim in the extracted text", n)
 }
 
+// evalAgainst compares requirements with a corpus gold list.
 func evalAgainst(t *testing.T, recs []requirement.Record, goldFile string) evaluate.Result {
 	t.Helper()
-	data, err := os.ReadFile(corpusPath(t, goldFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gold, err := evaluate.ParseGold(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := evaluate.Evaluate(recs, gold)
-	t.Logf("%s: %d requirements, recall %.3f, precision %.3f, F1 %.3f", goldFile, res.Requirements, res.Recall, res.Precision, res.F1)
-	return res
+	return evalFile(t, recs, corpusPath(t, goldFile))
 }
 
 // builtinOnCorpus runs the built-in model on a corpus document (flags
