@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,9 +64,9 @@ func Publish(ctx context.Context, o Options) (Result, error) {
 		o.Schema = DefaultSchema
 	}
 	res := Result{Schema: o.Schema}
-	cfg, err := pgx.ParseConfig(o.URL)
+	cfg, err := ParseURL(o.URL)
 	if err != nil {
-		return res, fmt.Errorf("database URL: %s", hide(err, passwordIn(o.URL)))
+		return res, err
 	}
 	res.Database = Redact(cfg)
 	if cfg.ConnectTimeout == 0 {
@@ -208,20 +209,60 @@ func rowOf(r requirement.Record) ([]any, error) {
 }
 
 // Redact describes where a connection goes without its password:
-// postgres://user@host:port/database.
+// postgres://user@host:port/database, printed from the parsed settings
+// (an IPv6 host in brackets), so nothing of the URL as given, password
+// included, is repeated.
 func Redact(cfg *pgx.ConnConfig) string {
-	u := url.URL{Scheme: "postgres", Host: fmt.Sprintf("%s:%d", cfg.Host, cfg.Port), Path: "/" + cfg.Database}
+	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Path: "/" + cfg.Database}
+	if strings.HasPrefix(cfg.Host, "/") { // a Unix socket folder
+		u.Host, u.RawQuery = "", url.Values{"host": {cfg.Host}, "port": {strconv.Itoa(int(cfg.Port))}}.Encode()
+	}
 	if cfg.User != "" {
 		u.User = url.User(cfg.User)
 	}
 	return u.String()
 }
 
-// passwordIn is the password of a URL, for hiding it in errors.
+// ParseURL parses a database URL. Its error never repeats the URL: pgx's
+// restates it with the password masked as well as it can tell where the
+// password is, which for one with unescaped @, : or / is not.
+func ParseURL(databaseURL string) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err == nil {
+		return cfg, nil
+	}
+	why := err.Error()
+	var pe *pgconn.ParseConfigError
+	if errors.As(err, &pe) {
+		if i := strings.LastIndex(why, "`: "); i >= 0 {
+			why = why[i+3:]
+		} else {
+			why = "invalid"
+		}
+	}
+	return nil, fmt.Errorf("database URL: cannot parse it: %s (write @ : / ? # %% in a user name or password percent-encoded, as %%40 %%3A %%2F %%3F %%23 %%25)",
+		hide(errors.New(why), passwordIn(databaseURL)))
+}
+
+// passwordIn is the password of a URL, for hiding it in errors: as
+// url.Parse reads it, else (unescaped special characters) everything
+// between the user name's colon and the last @ of the URL; or of a
+// keyword/value connection string.
 func passwordIn(s string) string {
 	if u, err := url.Parse(s); err == nil && u.User != nil {
 		p, _ := u.User.Password()
 		return p
+	}
+	if _, rest, ok := strings.Cut(s, "://"); ok {
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			if _, p, ok := strings.Cut(rest[:at], ":"); ok {
+				if q, err := url.PathUnescape(p); err == nil {
+					return q
+				}
+				return p
+			}
+		}
+		return ""
 	}
 	if _, after, ok := strings.Cut(s, "password="); ok {
 		return strings.Fields(after + " ")[0]
@@ -229,14 +270,29 @@ func passwordIn(s string) string {
 	return ""
 }
 
-// hide replaces the password, as given or URL-escaped, in an error's text.
+// masked replaces a password.
+const masked = "xxxxx"
+
+// hide replaces the password, as given or URL-escaped, in an error's
+// text: where a URL or connection string holds it (":pw@", "password=pw")
+// always, and anywhere else when it is long enough (4 characters) not to
+// be a common piece of ordinary text, which replacing would garble.
 func hide(err error, password string) error {
 	if err == nil || password == "" {
 		return err
 	}
 	msg := err.Error()
-	for _, p := range []string{password, url.QueryEscape(password), url.PathEscape(password)} {
-		msg = strings.ReplaceAll(msg, p, "xxxxx")
+	forms := []string{password, url.QueryEscape(password), url.PathEscape(password),
+		url.UserPassword("u", password).String()[2:]}
+	for _, p := range forms {
+		msg = strings.ReplaceAll(msg, ":"+p+"@", ":"+masked+"@")
+		msg = strings.ReplaceAll(msg, "password="+p, "password="+masked)
+		msg = strings.ReplaceAll(msg, "password='"+p+"'", "password="+masked)
+	}
+	if len(password) >= 4 {
+		for _, p := range forms {
+			msg = strings.ReplaceAll(msg, p, masked)
+		}
 	}
 	if msg == err.Error() {
 		return err
