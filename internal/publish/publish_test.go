@@ -128,6 +128,7 @@ func TestPostgres(t *testing.T) {
 		"PublishJob": tPublishJob, "Refusals": tPublishRefusals, "Schemas": tSchemas,
 		"AllOrNothing": tPublishIsAllOrNothing, "AdoptsACompatibleTable": tAdoptsACompatibleTable,
 		"ReviewStatus": tReviewStatus, "SourceIDAndAttributes": tSourceIDAndAttributes,
+		"RoleWithoutCreateOnTheDatabase": tRoleWithoutCreateOnTheDatabase,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -523,5 +524,33 @@ func TestPasswordsStayOutOfMessages(t *testing.T) {
 		if !strings.Contains(got, "server said a: x marks the spot") {
 			t.Errorf("HidePassword garbled the message for the password %q: %s", c.password, got)
 		}
+	}
+}
+
+// tRoleWithoutCreateOnTheDatabase: a role with rights on an existing
+// schema but not CREATE on the database publishes to it, and is told what
+// is missing for a schema that does not exist (issue 30, point 10).
+func tRoleWithoutCreateOnTheDatabase(t *testing.T, db *pgtest.Server) {
+	ctx := context.Background()
+	exec(t, db.URL(db.Password),
+		`CREATE ROLE publisher LOGIN PASSWORD 'publisher-secret'`,
+		`REVOKE ALL ON DATABASE `+db.Database+` FROM PUBLIC`,
+		`GRANT CONNECT, TEMPORARY ON DATABASE `+db.Database+` TO publisher`,
+		`CREATE SCHEMA reqs`,
+		`GRANT USAGE, CREATE ON SCHEMA reqs TO publisher`)
+	as := *db
+	as.User = "publisher"
+	url := as.URL("publisher-secret")
+	job := newJob(t, workspace.StatusCompleted, record("REQ-001", "Records shall be kept."))
+	if res, err := Job(ctx, job, JobOptions{URL: url, Schema: "reqs", Now: now}); err != nil || res.Inserted != 1 {
+		t.Fatalf("publishing to a schema the role may use: %+v, %v", res, err)
+	}
+	if res, err := Job(ctx, job, JobOptions{URL: url, Schema: "reqs", Now: now}); err != nil || res.Unchanged != 1 {
+		t.Fatalf("publishing again: %+v, %v", res, err)
+	}
+	_, err := Job(ctx, job, JobOptions{URL: url, Schema: "missing", Now: now})
+	if err == nil || !strings.Contains(err.Error(), `the role publisher lacks CREATE on the database `+db.Database) ||
+		!strings.Contains(err.Error(), `CREATE SCHEMA "missing"; GRANT USAGE, CREATE ON SCHEMA "missing" TO "publisher"`) {
+		t.Fatalf("publishing to a schema the role may not create: %v", err)
 	}
 }
