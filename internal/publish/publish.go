@@ -111,13 +111,28 @@ func connectError(err error) error {
 }
 
 // write upserts the rows of the job, keyed on (job_id, requirement_id),
-// and deletes those of requirements it no longer has.
+// and deletes those of requirements it no longer has: two statements
+// whatever the number of requirements, the rows passed as one array per
+// column (no temporary table, so no TEMPORARY right is needed and it works
+// inside any caller's transaction). A requirement id given twice is
+// written once, as its last record.
 func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 	table := pgx.Identifier{o.Schema, Table}.Sanitize()
+	// One array per column of rowOf, in its order, with frameworks as a
+	// JSON array (a text[] per row does not fit a rectangular array).
 	upsert := `INSERT INTO ` + table + ` AS t (job_id, requirement_id, title, text, type, category, priority,
 		frameworks, confidence, rationale, document, page, quote, citations, record, content_hash,
 		review_status, review_note, reviewed_by, reviewed_at, source_id, attributes, status, published_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, '` + StatusPending + `', $23)
+	SELECT $1, u.id, u.title, u.text, u.type, u.category, u.priority,
+		ARRAY(SELECT jsonb_array_elements_text(u.frameworks::jsonb)), u.confidence, u.rationale,
+		u.document, u.page, u.quote, u.citations::jsonb, u.record::jsonb, u.content_hash,
+		u.review_status, u.review_note, u.reviewed_by, u.reviewed_at, u.source_id, u.attributes::jsonb,
+		'` + StatusPending + `', $23
+	FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+		$9::float8[], $10::text[], $11::text[], $12::int4[], $13::text[], $14::text[], $15::text[], $16::text[],
+		$17::text[], $18::text[], $19::text[], $20::timestamptz[], $21::text[], $22::text[])
+		AS u(id, title, text, type, category, priority, frameworks, confidence, rationale, document, page, quote,
+		citations, record, content_hash, review_status, review_note, reviewed_by, reviewed_at, source_id, attributes)
 	ON CONFLICT (job_id, requirement_id) DO UPDATE SET
 		title = EXCLUDED.title, text = EXCLUDED.text, type = EXCLUDED.type, category = EXCLUDED.category,
 		priority = EXCLUDED.priority, frameworks = EXCLUDED.frameworks, confidence = EXCLUDED.confidence,
@@ -129,26 +144,81 @@ func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 		status = EXCLUDED.status, published_at = EXCLUDED.published_at
 	WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
 	RETURNING (xmax = 0)`
-	ids := make([]string, 0, len(o.Records))
-	for _, r := range o.Records {
+	last := map[string]int{}
+	for i, r := range o.Records {
+		last[r.ID] = i
+	}
+	n := len(last)
+	cols := make([][]any, 21)
+	for c := range cols {
+		cols[c] = make([]any, 0, n)
+	}
+	ids := make([]string, 0, n)
+	for i, r := range o.Records {
+		if last[r.ID] != i {
+			continue
+		}
 		row, err := rowOf(r)
 		if err != nil {
 			return err
 		}
-		var inserted bool
-		err = tx.QueryRow(ctx, upsert, append([]any{o.JobID}, append(row, o.Now)...)...).Scan(&inserted)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			res.Unchanged++
-		case err != nil:
-			return fmt.Errorf("writing %s to %s: %w", r.ID, table, err)
-		case inserted:
-			res.Inserted++
-		default:
-			res.Updated++
+		frameworks, err := json.Marshal(row[6])
+		if err != nil {
+			return err
+		}
+		row[6] = string(frameworks)
+		for c, v := range row {
+			cols[c] = append(cols[c], v)
 		}
 		ids = append(ids, r.ID)
 	}
+	run := func(tx pgx.Tx, from, to int) ([]bool, error) {
+		args := []any{o.JobID}
+		for _, c := range cols {
+			args = append(args, c[from:to])
+		}
+		rows, err := tx.Query(ctx, upsert, append(args, o.Now)...)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, pgx.RowTo[bool])
+	}
+	// In a savepoint, so that when the statement fails (a constraint
+	// added to the table, say) the rows can be tried one at a time to name
+	// the requirement that failed; the transaction fails either way.
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	inserted, err := run(sp, 0, n)
+	if err != nil {
+		if rb := sp.Rollback(ctx); rb != nil {
+			return fmt.Errorf("writing the requirements to %s: %w", table, err)
+		}
+		for i := range n {
+			one, berr := tx.Begin(ctx)
+			if berr != nil {
+				break
+			}
+			_, rerr := run(one, i, i+1)
+			one.Rollback(ctx) //nolint:errcheck // only looking
+			if rerr != nil {
+				return fmt.Errorf("writing %s to %s: %w", ids[i], table, rerr)
+			}
+		}
+		return fmt.Errorf("writing the requirements to %s: %w", table, err)
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return err
+	}
+	for _, ins := range inserted {
+		if ins {
+			res.Inserted++
+		} else {
+			res.Updated++
+		}
+	}
+	res.Unchanged = n - len(inserted)
 	tag, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE job_id = $1 AND NOT (requirement_id = ANY($2))`, o.JobID, ids)
 	if err != nil {
 		return fmt.Errorf("removing withdrawn requirements from %s: %w", table, err)
