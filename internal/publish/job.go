@@ -28,9 +28,9 @@ func Job(ctx context.Context, j *job.Job, o JobOptions) (Result, error) {
 	if o.Schema == "" {
 		o.Schema = DefaultSchema
 	}
-	cfg, err := pgx.ParseConfig(o.URL)
+	cfg, err := ParseURL(o.URL)
 	if err != nil {
-		return Result{Schema: o.Schema}, fmt.Errorf("database URL: %s", hide(err, passwordIn(o.URL)))
+		return Result{Schema: o.Schema}, err
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 15 * time.Second

@@ -2,12 +2,14 @@ package publish
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // MigrationsTable records the migrations applied to a schema.
@@ -75,10 +77,9 @@ func migrate(ctx context.Context, tx pgx.Tx, schema string) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, "creator.publish."+schema); err != nil {
 		return err
 	}
-	s := pgx.Identifier{schema}.Sanitize()
 	log := pgx.Identifier{schema, MigrationsTable}.Sanitize()
-	if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+s); err != nil {
-		return fmt.Errorf("creating schema %s: %w", s, err)
+	if err := createSchema(ctx, tx, schema); err != nil {
+		return err
 	}
 	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+log+` (
 		version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
@@ -116,6 +117,33 @@ func migrate(ctx context.Context, tx pgx.Tx, schema string) error {
 	}
 	_, err := checkTable(ctx, tx, schema, firstColumns, reviewColumns, sourceColumns)
 	return err
+}
+
+// createSchema creates the schema unless it exists: a role with rights on
+// an existing schema but not CREATE on the database can publish to it.
+// When it is missing and the role may not create it, the error says so.
+func createSchema(ctx context.Context, tx pgx.Tx, schema string) error {
+	s := pgx.Identifier{schema}.Sanitize()
+	var exists bool
+	var role, db string
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1),
+		current_user, current_database()`, schema).Scan(&exists, &role, &db); err != nil {
+		return fmt.Errorf("looking for schema %s: %w", s, err)
+	}
+	if exists {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+s); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42501" {
+			r, d := pgx.Identifier{role}.Sanitize(), pgx.Identifier{db}.Sanitize()
+			return fmt.Errorf("schema %s does not exist, and the role %s lacks CREATE on the database %s to create it: "+
+				"create the schema as its owner and let the role use it (CREATE SCHEMA %s; GRANT USAGE, CREATE ON SCHEMA %s TO %s), "+
+				"or grant the role CREATE ON DATABASE %s (%w)", schema, role, db, s, s, r, d, err)
+		}
+		return fmt.Errorf("creating schema %s: %w", s, err)
+	}
+	return nil
 }
 
 // checkTable fails when Table exists with columns or a key that publish

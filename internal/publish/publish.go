@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,9 +64,9 @@ func Publish(ctx context.Context, o Options) (Result, error) {
 		o.Schema = DefaultSchema
 	}
 	res := Result{Schema: o.Schema}
-	cfg, err := pgx.ParseConfig(o.URL)
+	cfg, err := ParseURL(o.URL)
 	if err != nil {
-		return res, fmt.Errorf("database URL: %s", hide(err, passwordIn(o.URL)))
+		return res, err
 	}
 	res.Database = Redact(cfg)
 	if cfg.ConnectTimeout == 0 {
@@ -110,13 +111,28 @@ func connectError(err error) error {
 }
 
 // write upserts the rows of the job, keyed on (job_id, requirement_id),
-// and deletes those of requirements it no longer has.
+// and deletes those of requirements it no longer has: two statements
+// whatever the number of requirements, the rows passed as one array per
+// column (no temporary table, so no TEMPORARY right is needed and it works
+// inside any caller's transaction). A requirement id given twice is
+// written once, as its last record.
 func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 	table := pgx.Identifier{o.Schema, Table}.Sanitize()
+	// One array per column of rowOf, in its order, with frameworks as a
+	// JSON array (a text[] per row does not fit a rectangular array).
 	upsert := `INSERT INTO ` + table + ` AS t (job_id, requirement_id, title, text, type, category, priority,
 		frameworks, confidence, rationale, document, page, quote, citations, record, content_hash,
 		review_status, review_note, reviewed_by, reviewed_at, source_id, attributes, status, published_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, '` + StatusPending + `', $23)
+	SELECT $1, u.id, u.title, u.text, u.type, u.category, u.priority,
+		ARRAY(SELECT jsonb_array_elements_text(u.frameworks::jsonb)), u.confidence, u.rationale,
+		u.document, u.page, u.quote, u.citations::jsonb, u.record::jsonb, u.content_hash,
+		u.review_status, u.review_note, u.reviewed_by, u.reviewed_at, u.source_id, u.attributes::jsonb,
+		'` + StatusPending + `', $23
+	FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+		$9::float8[], $10::text[], $11::text[], $12::int4[], $13::text[], $14::text[], $15::text[], $16::text[],
+		$17::text[], $18::text[], $19::text[], $20::timestamptz[], $21::text[], $22::text[])
+		AS u(id, title, text, type, category, priority, frameworks, confidence, rationale, document, page, quote,
+		citations, record, content_hash, review_status, review_note, reviewed_by, reviewed_at, source_id, attributes)
 	ON CONFLICT (job_id, requirement_id) DO UPDATE SET
 		title = EXCLUDED.title, text = EXCLUDED.text, type = EXCLUDED.type, category = EXCLUDED.category,
 		priority = EXCLUDED.priority, frameworks = EXCLUDED.frameworks, confidence = EXCLUDED.confidence,
@@ -128,26 +144,81 @@ func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 		status = EXCLUDED.status, published_at = EXCLUDED.published_at
 	WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
 	RETURNING (xmax = 0)`
-	ids := make([]string, 0, len(o.Records))
-	for _, r := range o.Records {
+	last := map[string]int{}
+	for i, r := range o.Records {
+		last[r.ID] = i
+	}
+	n := len(last)
+	cols := make([][]any, 21)
+	for c := range cols {
+		cols[c] = make([]any, 0, n)
+	}
+	ids := make([]string, 0, n)
+	for i, r := range o.Records {
+		if last[r.ID] != i {
+			continue
+		}
 		row, err := rowOf(r)
 		if err != nil {
 			return err
 		}
-		var inserted bool
-		err = tx.QueryRow(ctx, upsert, append([]any{o.JobID}, append(row, o.Now)...)...).Scan(&inserted)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			res.Unchanged++
-		case err != nil:
-			return fmt.Errorf("writing %s to %s: %w", r.ID, table, err)
-		case inserted:
-			res.Inserted++
-		default:
-			res.Updated++
+		frameworks, err := json.Marshal(row[6])
+		if err != nil {
+			return err
+		}
+		row[6] = string(frameworks)
+		for c, v := range row {
+			cols[c] = append(cols[c], v)
 		}
 		ids = append(ids, r.ID)
 	}
+	run := func(tx pgx.Tx, from, to int) ([]bool, error) {
+		args := []any{o.JobID}
+		for _, c := range cols {
+			args = append(args, c[from:to])
+		}
+		rows, err := tx.Query(ctx, upsert, append(args, o.Now)...)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, pgx.RowTo[bool])
+	}
+	// In a savepoint, so that when the statement fails (a constraint
+	// added to the table, say) the rows can be tried one at a time to name
+	// the requirement that failed; the transaction fails either way.
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	inserted, err := run(sp, 0, n)
+	if err != nil {
+		if rb := sp.Rollback(ctx); rb != nil {
+			return fmt.Errorf("writing the requirements to %s: %w", table, err)
+		}
+		for i := range n {
+			one, berr := tx.Begin(ctx)
+			if berr != nil {
+				break
+			}
+			_, rerr := run(one, i, i+1)
+			one.Rollback(ctx) //nolint:errcheck // only looking
+			if rerr != nil {
+				return fmt.Errorf("writing %s to %s: %w", ids[i], table, rerr)
+			}
+		}
+		return fmt.Errorf("writing the requirements to %s: %w", table, err)
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return err
+	}
+	for _, ins := range inserted {
+		if ins {
+			res.Inserted++
+		} else {
+			res.Updated++
+		}
+	}
+	res.Unchanged = n - len(inserted)
 	tag, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE job_id = $1 AND NOT (requirement_id = ANY($2))`, o.JobID, ids)
 	if err != nil {
 		return fmt.Errorf("removing withdrawn requirements from %s: %w", table, err)
@@ -208,20 +279,60 @@ func rowOf(r requirement.Record) ([]any, error) {
 }
 
 // Redact describes where a connection goes without its password:
-// postgres://user@host:port/database.
+// postgres://user@host:port/database, printed from the parsed settings
+// (an IPv6 host in brackets), so nothing of the URL as given, password
+// included, is repeated.
 func Redact(cfg *pgx.ConnConfig) string {
-	u := url.URL{Scheme: "postgres", Host: fmt.Sprintf("%s:%d", cfg.Host, cfg.Port), Path: "/" + cfg.Database}
+	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Path: "/" + cfg.Database}
+	if strings.HasPrefix(cfg.Host, "/") { // a Unix socket folder
+		u.Host, u.RawQuery = "", url.Values{"host": {cfg.Host}, "port": {strconv.Itoa(int(cfg.Port))}}.Encode()
+	}
 	if cfg.User != "" {
 		u.User = url.User(cfg.User)
 	}
 	return u.String()
 }
 
-// passwordIn is the password of a URL, for hiding it in errors.
+// ParseURL parses a database URL. Its error never repeats the URL: pgx's
+// restates it with the password masked as well as it can tell where the
+// password is, which for one with unescaped @, : or / is not.
+func ParseURL(databaseURL string) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err == nil {
+		return cfg, nil
+	}
+	why := err.Error()
+	var pe *pgconn.ParseConfigError
+	if errors.As(err, &pe) {
+		if i := strings.LastIndex(why, "`: "); i >= 0 {
+			why = why[i+3:]
+		} else {
+			why = "invalid"
+		}
+	}
+	return nil, fmt.Errorf("database URL: cannot parse it: %s (write @ : / ? # %% in a user name or password percent-encoded, as %%40 %%3A %%2F %%3F %%23 %%25)",
+		hide(errors.New(why), passwordIn(databaseURL)))
+}
+
+// passwordIn is the password of a URL, for hiding it in errors: as
+// url.Parse reads it, else (unescaped special characters) everything
+// between the user name's colon and the last @ of the URL; or of a
+// keyword/value connection string.
 func passwordIn(s string) string {
 	if u, err := url.Parse(s); err == nil && u.User != nil {
 		p, _ := u.User.Password()
 		return p
+	}
+	if _, rest, ok := strings.Cut(s, "://"); ok {
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			if _, p, ok := strings.Cut(rest[:at], ":"); ok {
+				if q, err := url.PathUnescape(p); err == nil {
+					return q
+				}
+				return p
+			}
+		}
+		return ""
 	}
 	if _, after, ok := strings.Cut(s, "password="); ok {
 		return strings.Fields(after + " ")[0]
@@ -229,14 +340,29 @@ func passwordIn(s string) string {
 	return ""
 }
 
-// hide replaces the password, as given or URL-escaped, in an error's text.
+// masked replaces a password.
+const masked = "xxxxx"
+
+// hide replaces the password, as given or URL-escaped, in an error's
+// text: where a URL or connection string holds it (":pw@", "password=pw")
+// always, and anywhere else when it is long enough (4 characters) not to
+// be a common piece of ordinary text, which replacing would garble.
 func hide(err error, password string) error {
 	if err == nil || password == "" {
 		return err
 	}
 	msg := err.Error()
-	for _, p := range []string{password, url.QueryEscape(password), url.PathEscape(password)} {
-		msg = strings.ReplaceAll(msg, p, "xxxxx")
+	forms := []string{password, url.QueryEscape(password), url.PathEscape(password),
+		url.UserPassword("u", password).String()[2:]}
+	for _, p := range forms {
+		msg = strings.ReplaceAll(msg, ":"+p+"@", ":"+masked+"@")
+		msg = strings.ReplaceAll(msg, "password="+p, "password="+masked)
+		msg = strings.ReplaceAll(msg, "password='"+p+"'", "password="+masked)
+	}
+	if len(password) >= 4 {
+		for _, p := range forms {
+			msg = strings.ReplaceAll(msg, p, masked)
+		}
 	}
 	if msg == err.Error() {
 		return err

@@ -128,6 +128,7 @@ func TestPostgres(t *testing.T) {
 		"PublishJob": tPublishJob, "Refusals": tPublishRefusals, "Schemas": tSchemas,
 		"AllOrNothing": tPublishIsAllOrNothing, "AdoptsACompatibleTable": tAdoptsACompatibleTable,
 		"ReviewStatus": tReviewStatus, "SourceIDAndAttributes": tSourceIDAndAttributes,
+		"RoleWithoutCreateOnTheDatabase": tRoleWithoutCreateOnTheDatabase,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -477,5 +478,79 @@ func tSourceIDAndAttributes(t *testing.T, db *pgtest.Server) {
 	res, err := Publish(ctx, Options{URL: url, Schema: "old", JobID: "gobd", Records: []requirement.Record{with, recs[1]}, Now: now})
 	if err != nil || res.Updated != 1 || res.Unchanged != 1 {
 		t.Fatalf("publish of a changed attribute: %+v, %v", res, err)
+	}
+}
+
+// TestPasswordsStayOutOfMessages: unescaped special characters, a 1–2
+// character password and an IPv6 host (issue 30, point 11).
+func TestPasswordsStayOutOfMessages(t *testing.T) {
+	for _, c := range []struct{ url, password string }{
+		{"postgres://creator:p@ss:w/rd@localhost:5432/db", "p@ss:w/rd"},
+		{"postgres://creator:p@ss:w/rd@[::1]:5432/db", "p@ss:w/rd"},
+		{"postgres://creator:s3cr:t@localhost:notaport/db", "s3cr:t"},
+	} {
+		_, err := ParseURL(c.url)
+		if err == nil {
+			t.Fatalf("%s parsed", c.url)
+		}
+		for _, part := range []string{c.password, "ss:", "w/rd", "s3cr"} {
+			if strings.Contains(err.Error(), part) {
+				t.Errorf("the error for %s holds %q: %v", c.url, part, err)
+			}
+		}
+		if !strings.Contains(err.Error(), "percent-encoded") {
+			t.Errorf("the error for %s does not say how to write the password: %v", c.url, err)
+		}
+	}
+	for _, c := range []struct{ url, password, want string }{
+		{"postgres://creator:x@[::1]:5433/db?sslmode=disable", "x", "postgres://creator@[::1]:5433/db"},
+		{"postgres://creator:ab@127.0.0.1/db", "ab", "postgres://creator@127.0.0.1:5432/db"},
+		{"postgres://creator:p%40ss%3Aw%2Frd@[2001:db8::1]:6543/db", "p@ss:w/rd", "postgres://creator@[2001:db8::1]:6543/db"},
+	} {
+		cfg, err := ParseURL(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Redact(cfg); got != c.want {
+			t.Errorf("Redact(%s) = %s, want %s", c.url, got, c.want)
+		}
+		// A message that repeats the URL, as given and escaped.
+		e := fmt.Errorf("failed to connect to `%s` (password=%s): server said a: %s", c.url, c.password, "x marks the spot")
+		got := HidePassword(e, c.url).Error()
+		if strings.Contains(got, ":"+c.password+"@") || strings.Contains(got, "password="+c.password+")") ||
+			strings.Contains(got, "p%40ss") {
+			t.Errorf("HidePassword kept the password %q: %s", c.password, got)
+		}
+		if !strings.Contains(got, "server said a: x marks the spot") {
+			t.Errorf("HidePassword garbled the message for the password %q: %s", c.password, got)
+		}
+	}
+}
+
+// tRoleWithoutCreateOnTheDatabase: a role with rights on an existing
+// schema but not CREATE on the database publishes to it, and is told what
+// is missing for a schema that does not exist (issue 30, point 10).
+func tRoleWithoutCreateOnTheDatabase(t *testing.T, db *pgtest.Server) {
+	ctx := context.Background()
+	exec(t, db.URL(db.Password),
+		`CREATE ROLE publisher LOGIN PASSWORD 'publisher-secret'`,
+		`REVOKE ALL ON DATABASE `+db.Database+` FROM PUBLIC`,
+		`GRANT CONNECT, TEMPORARY ON DATABASE `+db.Database+` TO publisher`,
+		`CREATE SCHEMA reqs`,
+		`GRANT USAGE, CREATE ON SCHEMA reqs TO publisher`)
+	as := *db
+	as.User = "publisher"
+	url := as.URL("publisher-secret")
+	job := newJob(t, workspace.StatusCompleted, record("REQ-001", "Records shall be kept."))
+	if res, err := Job(ctx, job, JobOptions{URL: url, Schema: "reqs", Now: now}); err != nil || res.Inserted != 1 {
+		t.Fatalf("publishing to a schema the role may use: %+v, %v", res, err)
+	}
+	if res, err := Job(ctx, job, JobOptions{URL: url, Schema: "reqs", Now: now}); err != nil || res.Unchanged != 1 {
+		t.Fatalf("publishing again: %+v, %v", res, err)
+	}
+	_, err := Job(ctx, job, JobOptions{URL: url, Schema: "missing", Now: now})
+	if err == nil || !strings.Contains(err.Error(), `the role publisher lacks CREATE on the database `+db.Database) ||
+		!strings.Contains(err.Error(), `CREATE SCHEMA "missing"; GRANT USAGE, CREATE ON SCHEMA "missing" TO "publisher"`) {
+		t.Fatalf("publishing to a schema the role may not create: %v", err)
 	}
 }

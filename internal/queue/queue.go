@@ -320,6 +320,9 @@ func entryOf(j *rivertype.JobRow) Entry {
 // Open connects to the database at url; where is the database without
 // its password, for messages. Errors never contain the password.
 func Open(ctx context.Context, url string) (pool *pgxpool.Pool, where string, err error) {
+	if _, err := publish.ParseURL(url); err != nil {
+		return nil, "", err
+	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, "", fmt.Errorf("database URL: %w", publish.HidePassword(err, url))
