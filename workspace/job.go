@@ -547,11 +547,18 @@ func (in *Internal) AppendInternal(rel string, data []byte) error {
 			return err
 		}
 	}
-	f, err := in.root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := in.root.OpenFile(rel, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(redact(in.redactor, rel, data))
+	if strings.HasSuffix(rel, ".jsonl") {
+		// A log of JSON lines (a transcript): a record a kill tore is
+		// cut off before the next one is appended.
+		err = dropTornTail(f)
+	}
+	if err == nil {
+		_, err = f.Write(redact(in.redactor, rel, data))
+	}
 	if err == nil {
 		err = f.Sync()
 	}

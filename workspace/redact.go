@@ -35,8 +35,12 @@ func (in *Internal) OpenLog(rel string) (io.WriteCloser, error) {
 			return nil, err
 		}
 	}
-	f, err := in.root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := in.root.OpenFile(rel, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
+		return nil, err
+	}
+	if err := dropTornTail(f); err != nil {
+		f.Close()
 		return nil, err
 	}
 	return &logFile{f: f, rel: rel, redactor: in.redactor}, nil
