@@ -241,9 +241,10 @@ func (s *Staging) Finish(requests int, stopped string) (ChunkOutcome, error) {
 	return o, s.j.writeOutcome(o)
 }
 
-// Discard records that the sub-agent was cut short (an interruption can
-// come between the calls of an answer): what it staged may be part of what
-// it meant to save, so nothing of it is kept and the chunk is redone.
+// Discard records that the sub-agent stopped before it finished (an
+// interruption between the calls of an answer, its model failing, a
+// budget): what it staged may be part of what it meant to save, so
+// nothing of it is kept and the chunk is redone.
 func (s *Staging) Discard(requests int, why string) (ChunkOutcome, error) {
 	o := ChunkOutcome{Chunk: s.chunk, Attempt: s.attempt, Requests: requests, State: ChunkFailed, Error: why}
 	return o, s.j.writeOutcome(o)

@@ -295,8 +295,12 @@ func (f *fanout) analyze(ctx context.Context, chunk, note string) (job.ChunkOutc
 			stopped += ": " + out.Reason
 		}
 	}
+	// Only a sub-agent that finished keeps its work. One that stopped —
+	// interrupted between the calls of an answer, its model failing after
+	// some saves, a budget reached before it saved the rest — may have
+	// staged part of what it meant to: its chunk is redone from the start.
 	finish := staging.Finish
-	if out.Kind == agent.Interrupted {
+	if out.Kind != agent.Completed {
 		finish = staging.Discard
 	}
 	o, err := finish(a.OwnTotals().Steps, stopped)
