@@ -72,11 +72,9 @@ type Entry struct {
 	// Skipped is true for a job completed before this batch.
 	Skipped bool `json:"-"`
 
-	resume  bool      // the job folder exists: resume it
-	began   time.Time // when it started running
-	exit    int       // the job's exit code
-	fan     int       // chunks of the analyze_chunks call under way
-	fanBase int       // requirements counted when it began
+	resume bool      // the job folder exists: resume it
+	began  time.Time // when it started running
+	exit   int       // the job's exit code
 }
 
 // Runner runs one job, as creator run and resume do, with rep as its
@@ -406,15 +404,5 @@ func (r *reporter) CoverageChanged(c coverage.Report) {
 }
 
 func (r *reporter) ChunksChanged(c jobrun.ChunkProgress) {
-	r.b.update(r.i, func(e *Entry) {
-		if c.Total == 0 {
-			e.fan = 0
-			return
-		}
-		if e.fan == 0 {
-			e.fanBase = e.Requirements
-		}
-		e.fan = c.Total
-		e.Requirements = e.fanBase + c.Saved
-	})
+	r.b.update(r.i, func(e *Entry) { e.Requirements += c.Saved })
 }

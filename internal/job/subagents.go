@@ -79,10 +79,6 @@ func (o ChunkOutcome) Cited() []string {
 func subagentTranscript(chunk string) string { return SubagentDir + "/" + chunk + ".jsonl" }
 func subagentOutcome(chunk string) string    { return SubagentDir + "/" + chunk + ".outcome.json" }
 
-// SubagentTranscriptFile is the path of a chunk's sub-agent transcript in
-// the job folder.
-func SubagentTranscriptFile(chunk string) string { return subagentTranscript(chunk) }
-
 // AssignChunk is what a sub-agent for chunk is given: the chunk whole,
 // where it stands in its document, and note. chunk may name it in any form
 // the manifest resolves.
@@ -222,20 +218,18 @@ func (s *Staging) Accounted() bool {
 	return false
 }
 
-// Finish records how the sub-agent ended: staged for the commit when it
-// accounted for its chunk (stopped says how it stopped if not by itself),
-// else failed with the reason, its saves discarded.
-func (s *Staging) Finish(requests int, stopped string) (ChunkOutcome, error) {
+// Finish records that the sub-agent finished: its work staged for the
+// commit when it accounted for its chunk, else failed, its saves
+// discarded.
+func (s *Staging) Finish(requests int) (ChunkOutcome, error) {
 	accounted := s.Accounted()
 	s.mu.Lock()
-	o := ChunkOutcome{Chunk: s.chunk, Attempt: s.attempt, Requests: requests, Error: stopped}
+	o := ChunkOutcome{Chunk: s.chunk, Attempt: s.attempt, Requests: requests}
 	if accounted {
 		o.State, o.Records, o.Empty = ChunkStaged, s.records, s.empty
 	} else {
 		o.State = ChunkFailed
-		if o.Error == "" {
-			o.Error = "the sub-agent ended without saving a requirement that cites the chunk or declaring it empty"
-		}
+		o.Error = "the sub-agent ended without saving a requirement that cites the chunk or declaring it empty"
 	}
 	s.mu.Unlock()
 	return o, s.j.writeOutcome(o)

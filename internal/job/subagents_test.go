@@ -49,7 +49,7 @@ func stageChunk(t *testing.T, j *job.Job, i int, empty string) job.ChunkOutcome 
 			t.Fatalf("the same save again: %+v, %v", again, err)
 		}
 	}
-	o, err := st.Finish(1, "")
+	o, err := st.Finish(1)
 	if err != nil || o.State != job.ChunkStaged {
 		t.Fatalf("finish: %+v, %v", o, err)
 	}
@@ -183,7 +183,7 @@ func TestStagingRefusesOtherChunksAndFailsUnaccounted(t *testing.T) {
 	if _, err := st.Save(requirementOf(t, j, 14)); err != nil {
 		t.Fatal(err)
 	}
-	o, err := st.Finish(3, "")
+	o, err := st.Finish(3)
 	if err != nil || o.State != job.ChunkFailed || len(o.Records) != 0 || o.Error == "" {
 		t.Fatalf("unaccounted chunk: %+v, %v", o, err)
 	}

@@ -66,7 +66,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	all = append(all, tools.CoverageTools(r.job)...)
 	all = append(all, tools.SearchTools(r.job.Files(), searcher)...)
 	if n := cfg.parallel(); n > 0 {
-		r.fanout = &fanout{r: r, parallel: n, searcher: searcher, price: a.Price}
+		r.fanout = &fanout{r: r, parallel: n, searcher: searcher}
 		all = append(all, tools.AnalyzeTools(r.fanout)...)
 	}
 	toolset, err := toolsOf(all, cfg)

@@ -35,15 +35,14 @@ type fanout struct {
 	r        *run
 	parallel int
 	searcher tools.Searcher
-	price    func(string, llm.Usage) float64
-	meter    *agent.Meter
 
 	// mu serialises analyze_chunks calls: the main agent makes one at a
 	// time, but the commits of one must not interleave with another's.
 	mu sync.Mutex
-	// running counts the sub-agents at work, for the progress display.
-	running, done, failed, total, saved int
-	countMu                             sync.Mutex
+	// total and running are the chunks of the call under way and the
+	// sub-agents at work on them, for the progress display.
+	countMu        sync.Mutex
+	total, running int
 }
 
 // chunkResult is what one sub-agent left.
@@ -61,16 +60,16 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 	if err := j.FinishCommits(); err != nil {
 		return tools.AnalyzedChunks{}, err
 	}
-	ids, notes, err := f.chunkList(chunks)
+	uncovered, err := f.uncovered()
+	if err != nil {
+		return tools.AnalyzedChunks{}, err
+	}
+	ids, notes, err := f.chunkList(chunks, uncovered)
 	if err != nil {
 		return tools.AnalyzedChunks{}, err
 	}
 	if len(ids) == 0 {
 		return tools.AnalyzedChunks{}, fmt.Errorf("every chunk is covered already; nothing to analyse")
-	}
-	uncovered, err := f.uncovered()
-	if err != nil {
-		return tools.AnalyzedChunks{}, err
 	}
 	rows := make([]tools.ChunkRow, len(ids))
 	results := make(chan chunkResult, len(ids))
@@ -94,7 +93,7 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 			todo = append(todo, i)
 		}
 	}
-	f.setCounts(0, 0, 0, len(ids))
+	f.setTotal(len(ids))
 
 	work := make(chan int)
 	var wg sync.WaitGroup
@@ -153,7 +152,7 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 	for i := range next {
 		done = append(done, rows[i])
 	}
-	f.setCounts(0, 0, 0, 0)
+	f.setTotal(0)
 	res := tools.AnalyzedChunks{Chunks: done, Notes: notes}
 	if firstErr != nil {
 		return res, firstErr
@@ -179,9 +178,9 @@ func (f *fanout) uncovered() (map[string]bool, error) {
 
 // chunkList is the chunks asked for, as manifest ids in the document's
 // order without repeats; none asked for (or "all") is every chunk not
-// covered yet. A range ("chunk_001-chunk_010", "3 to 7") is its chunks;
-// notes say how such names were read.
-func (f *fanout) chunkList(asked []string) (ids, notes []string, err error) {
+// covered yet (uncovered). A range ("chunk_001-chunk_010", "3 to 7") is
+// its chunks; notes say how such names were read.
+func (f *fanout) chunkList(asked []string, uncovered map[string]bool) (ids, notes []string, err error) {
 	j := f.r.job
 	man, err := j.Manifest()
 	if err != nil {
@@ -216,10 +215,6 @@ func (f *fanout) chunkList(asked []string) (ids, notes []string, err error) {
 		return nil, nil, fmt.Errorf("no such chunk: %s; the chunks are %s to %s, and nothing was analysed", strings.Join(unknown, ", "), man.Chunks[0].ID, man.Chunks[len(man.Chunks)-1].ID)
 	}
 	if all {
-		uncovered, err := f.uncovered()
-		if err != nil {
-			return nil, nil, err
-		}
 		for id := range uncovered {
 			want[id] = true
 		}
@@ -282,32 +277,30 @@ func (f *fanout) analyze(ctx context.Context, chunk, note string) (job.ChunkOutc
 	a := &agent.Agent{
 		Model: f.r.cfg.Model, Tools: reg, Completion: done, Journal: journal,
 		Observer: observers{done, f.r.usage, f.r.report, f.r.events},
-		System:   templates.SubagentPrompt, Limits: limits, Price: f.price, Meter: f.meter, Label: chunk, Now: f.r.cfg.Now,
+		System:   templates.SubagentPrompt, Limits: limits, Price: f.r.agent.Price, Meter: f.r.meter, Label: chunk, Now: f.r.cfg.Now,
 	}
 	out, err := a.Start(ctx, assignmentMessage(task))
 	if err != nil {
 		return job.ChunkOutcome{}, err
 	}
-	stopped := ""
-	if out.Kind != agent.Completed {
-		stopped = out.Kind.String()
-		if out.Reason != "" && out.Reason != stopped {
-			stopped += ": " + out.Reason
-		}
-	}
 	// Only a sub-agent that finished keeps its work. One that stopped —
 	// interrupted between the calls of an answer, its model failing after
 	// some saves, a budget reached before it saved the rest — may have
 	// staged part of what it meant to: its chunk is redone from the start.
-	finish := staging.Finish
-	if out.Kind != agent.Completed {
-		finish = staging.Discard
+	own := a.OwnTotals()
+	var o job.ChunkOutcome
+	if out.Kind == agent.Completed {
+		o, err = staging.Finish(own.Steps)
+	} else {
+		stopped := out.Kind.String()
+		if out.Reason != "" && out.Reason != stopped {
+			stopped += ": " + out.Reason
+		}
+		o, err = staging.Discard(own.Steps, stopped)
 	}
-	o, err := finish(a.OwnTotals().Steps, stopped)
 	if err != nil {
 		return o, err
 	}
-	own := a.OwnTotals()
 	f.r.events.SubagentFinished(chunk, len(o.Records), o.Empty, errorOf(o), own.Steps, own.Tokens())
 	return o, nil
 }
@@ -328,13 +321,11 @@ func (f *fanout) settle(chunk string, o job.ChunkOutcome) tools.ChunkRow {
 		if row.Error == "" {
 			row.Error = "not analysed"
 		}
-		f.count(false, 0)
 		return row
 	}
 	c, err := f.r.job.CommitChunk(chunk)
 	if err != nil {
 		row.Status, row.Error = tools.ChunkFailed, err.Error()
-		f.count(false, 0)
 		return row
 	}
 	row.IDs, row.Duplicates, row.Cited = c.IDs, c.Duplicates, c.Cited()
@@ -343,49 +334,36 @@ func (f *fanout) settle(chunk string, o job.ChunkOutcome) tools.ChunkRow {
 		row.Status, row.Empty = tools.ChunkEmpty, c.Empty
 	}
 	f.r.coverage.committed(row.Cited)
-	f.count(true, len(row.IDs))
+	f.changed(0, len(row.IDs))
 	return row
 }
 
-func (f *fanout) setCounts(running, done, failed, total int) {
+// setTotal starts (total > 0) or ends (0) an analyze_chunks call.
+func (f *fanout) setTotal(total int) {
 	f.countMu.Lock()
-	f.running, f.done, f.failed, f.total, f.saved = running, done, failed, total, 0
-	p := f.progressLocked()
+	f.total, f.running = total, 0
+	f.countMu.Unlock()
+	f.changed(0, 0)
+}
+
+func (f *fanout) addRunning(d int) { f.changed(d, 0) }
+
+// changed tells the reporter of sub-agents started or ended and of the
+// requirements a commit saved.
+func (f *fanout) changed(running, saved int) {
+	f.countMu.Lock()
+	f.running += running
+	p := ChunkProgress{Total: f.total, Running: f.running, Saved: saved}
 	f.countMu.Unlock()
 	f.r.report.ChunksChanged(p)
 }
 
-func (f *fanout) addRunning(d int) {
-	f.countMu.Lock()
-	f.running += d
-	p := f.progressLocked()
-	f.countMu.Unlock()
-	f.r.report.ChunksChanged(p)
-}
-
-func (f *fanout) count(ok bool, saved int) {
-	f.countMu.Lock()
-	f.saved += saved
-	if ok {
-		f.done++
-	} else {
-		f.failed++
-	}
-	p := f.progressLocked()
-	f.countMu.Unlock()
-	f.r.report.ChunksChanged(p)
-}
-
-func (f *fanout) progressLocked() ChunkProgress {
-	return ChunkProgress{Total: f.total, Done: f.done, Running: f.running, Failed: f.failed, Saved: f.saved}
-}
-
-// ChunkProgress is how far an analyze_chunks call has come: its chunks,
-// those settled (committed, or failed), and the sub-agents at work.
+// ChunkProgress is how far an analyze_chunks call has come: its chunks
+// (0 once it ended) and the sub-agents at work, with the requirements the
+// commit that caused the report saved, for a count of the job's.
 type ChunkProgress struct {
-	Total, Done, Running, Failed int
-	// Saved counts the requirements its commits saved so far.
-	Saved int
+	Total, Running int
+	Saved          int
 }
 
 // assignmentMessage is a sub-agent's first message: where the chunk

@@ -293,9 +293,6 @@ func (r *run) drive(ctx context.Context, info workspace.Info) (Outcome, error) {
 	}
 	r.meter = agent.NewMeter(jobTotals)
 	r.agent.Meter = r.meter
-	if r.fanout != nil {
-		r.fanout.meter = r.meter
-	}
 	r.events.JobStarted(cfg.ModelName, r.resuming, startTotals.Steps, cfg.Settings)
 	r.report.Started(Start{View: r.job.View(), Resumed: r.resuming, Model: cfg.ModelName, Info: info, Totals: jobTotals,
 		Context: r.context.Config(), Priced: cfg.Priced, Price: cfg.Price, Tokenizer: cfg.tokenizer()})

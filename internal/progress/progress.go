@@ -59,10 +59,8 @@ type Display struct {
 	reqs        int
 	covered     int // chunks covered, of chunks
 	chunks      int
-	// fan is the analyze_chunks call under way; fanBase the requirements
-	// counted when it started.
+	// fan is the analyze_chunks call under way.
 	fan        jobrun.ChunkProgress
-	fanBase    int
 	totals     agent.Totals
 	shown      bool // the live line is on the screen
 	lastDraw   time.Time
@@ -314,12 +312,7 @@ func (p *Display) Compacted(e compaction.Event) {
 func (p *Display) ChunksChanged(c jobrun.ChunkProgress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.fan.Total == 0 && c.Total > 0 {
-		p.fanBase = p.reqs
-	}
-	if c.Total > 0 {
-		p.reqs = p.fanBase + c.Saved
-	}
+	p.reqs += c.Saved
 	p.fan = c
 	p.drawLocked(false)
 }
