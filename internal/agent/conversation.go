@@ -91,14 +91,15 @@ func DidNotRun(result string) bool {
 }
 
 // Rebuild replays a transcript: the conversation as it stood, and the
-// job's totals (sums of the step records).
+// job's totals (StepTotals, its steps numbered by the highest step).
 //
 // Ids that earlier versions made up (call_8_1) are given the current form
 // (newIDs), in every call and result alike, and calls that share an id with
 // an earlier call of the conversation get one of their own (dedupeIDs).
 func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 	conv := &Conversation{}
-	var t Totals
+	t := StepTotals(recs)
+	t.Steps = 0 // the highest step, below
 	names, used := newIDs(recs)
 	for _, r := range recs {
 		switch r.Type {
@@ -121,12 +122,6 @@ func Rebuild(recs []transcript.Record) (*Conversation, Totals) {
 			}
 		case transcript.TypeStep:
 			t.Steps = max(t.Steps, r.Step)
-			if r.Usage != nil {
-				t.PromptTokens += int64(r.Usage.PromptTokens)
-				t.CompletionTokens += int64(r.Usage.CompletionTokens)
-				t.CachedTokens += int64(r.Usage.CachedTokens)
-			}
-			t.CostUSD += r.CostUSD
 		}
 	}
 	dedupeIDs(conv.Messages, used)
