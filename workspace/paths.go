@@ -37,9 +37,15 @@ const (
 type PathError struct {
 	Path   string
 	Reason string
+	// Err is the file system's error the reason says in words
+	// (fs.ErrNotExist, fs.ErrPermission), for errors.Is; nil for a path
+	// the workspace refuses itself.
+	Err error
 }
 
 func (e *PathError) Error() string { return "path " + quote(e.Path) + " " + e.Reason }
+
+func (e *PathError) Unwrap() error { return e.Err }
 
 func refuse(p, format string, args ...any) error {
 	return &PathError{Path: p, Reason: fmt.Sprintf(format, args...)}
@@ -219,7 +225,7 @@ func describe(p string, err error) error {
 	case errors.As(err, &pe):
 		return err
 	case errors.Is(err, fs.ErrNotExist):
-		return refuse(p, "does not exist")
+		return &PathError{Path: p, Reason: "does not exist", Err: fs.ErrNotExist}
 	case errors.Is(err, syscall.ENOTDIR):
 		return refuse(p, "goes through a file as if it were a folder")
 	case errors.Is(err, syscall.EISDIR):
@@ -227,7 +233,7 @@ func describe(p string, err error) error {
 	case errors.Is(err, syscall.ENOTEMPTY):
 		return refuse(p, "is a folder that is not empty")
 	case errors.Is(err, fs.ErrPermission):
-		return refuse(p, "cannot be accessed: permission denied")
+		return &PathError{Path: p, Reason: "cannot be accessed: permission denied", Err: fs.ErrPermission}
 	case errors.Is(err, syscall.ENOSPC):
 		return fmt.Errorf("the disk is full; %s was not written", quote(p))
 	case strings.Contains(err.Error(), "path escapes from parent"):

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,5 +58,22 @@ func TestAppendDropsATornTail(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(j.Dir, "notes", "n.md")); string(data) != "no newline more\n" {
 		t.Errorf("a note: %q", data)
+	}
+}
+
+// A path the workspace describes in words still says, for errors.Is,
+// which file system error it was.
+func TestDescribedErrorsKeepTheirKind(t *testing.T) {
+	t.Parallel()
+	doc := filepath.Join(t.TempDir(), "d.txt")
+	os.WriteFile(doc, []byte("Records must be kept.\n"), 0o644)
+	j, err := Create(t.TempDir(), CreateOptions{ID: "t", Inputs: []string{doc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	_, err = j.Names("no/such/folder")
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("listing a missing folder: %v", err)
 	}
 }

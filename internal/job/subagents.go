@@ -351,8 +351,8 @@ func readOutcomes(j *Job) ([]ChunkOutcome, error) {
 // subagentNames are the chunks with a file of the suffix in SubagentDir.
 func (j *Job) subagentNames(suffix string) ([]string, error) {
 	names, err := j.ws.Names(SubagentDir)
-	if errors.Is(err, fs.ErrNotExist) || err != nil && strings.Contains(err.Error(), "does not exist") {
-		return nil, nil
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // no sub-agent has worked yet
 	}
 	if err != nil {
 		return nil, err
