@@ -51,8 +51,6 @@ var (
 	// Metadata lines of a rule: "Group ID (Vulid): V-…", "Rule ID | SV-…",
 	// "Severity: CAT II", "CCI: CCI-000366".
 	ruleMetaRE = regexp.MustCompile(`^(?i:group[ \t]+id|group[ \t]+title|vuln(?:erability)?[ \t]+id|rule[ \t]+id|stig[ \t]+id|rule[ \t]+version|severity|cci|srg|check[ \t]+text|fix[ \t]+text|(?:vulnerability[ \t]+)?discussion)\b[^:|]{0,20}(?::|\||$)`)
-	// A heading that holds a rule's title: "## SV-1234 RHEL must …".
-	headingRE = regexp.MustCompile(`^#{1,6}[ \t]+(\S.*)$`)
 	// Identifiers and separators before a title in a heading.
 	headingIDsRE = regexp.MustCompile(`^(?:[A-Z]{1,6}-[\w.-]*\d[\w.-]*[ \t]*[—–:|-]*[ \t]*)+`)
 	modalRE      = regexp.MustCompile(`\b(?:must|shall|should)\b`)
@@ -184,7 +182,7 @@ func verificationRows(text string) []found {
 		case cur.broken && (trimmed == "" || !lowerWord.MatchString(trimmed) && len(strings.Fields(trimmed)) <= 4):
 			// The table's header on the new page.
 			cur.header = cur.header || trimmed != ""
-		case trimmed == "" || headingRE.MatchString(trimmed) || rowLabel(trimmed):
+		case trimmed == "" || mdHeadingRE.MatchString(trimmed) || rowLabel(trimmed):
 			flush()
 		case cur.broken && sentenceEndRE.MatchString(text[cur.lines[len(cur.lines)-1].from:cur.lines[len(cur.lines)-1].to]) && !lowerWordRE.MatchString(trimmed):
 			// After a page break, text that does not go on from the row.
@@ -278,13 +276,15 @@ func ruleTitles(text string) []found {
 				cur[0].to = from + m[2] + len(strings.TrimSpace(strings.Split(trimmed[m[2]:], "|")[0]))
 				flush()
 			}
-		case headingRE.MatchString(trimmed):
+		case mdHeadingRE.MatchString(trimmed):
+			// A heading that holds a rule's title: "## SV-1234 RHEL
+			// must …".
 			flush()
-			h := headingRE.FindStringSubmatchIndex(trimmed)
-			title := trimmed[h[2]:]
+			at := mdHeadingRE.FindStringSubmatchIndex(trimmed)[4] // the title
+			title := trimmed[at:]
 			skip := len(headingIDsRE.FindString(title))
 			if modalRE.MatchString(title[skip:]) {
-				cur = []span{{from + h[2] + skip, to}}
+				cur = []span{{from + at + skip, to}}
 				flush()
 			}
 		case ruleMetaRE.MatchString(trimmed):

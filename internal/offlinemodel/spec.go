@@ -372,6 +372,19 @@ func specItems(text, chunkHeading string, p profile) []found {
 		}
 		out = append(out, found{s: s, quote: q, text: q, id: id, f: shapeFinding(q, cue, note)})
 	}
+	// the end of an item: the line before a blank line, a heading, the
+	// next list item, table row, story or scenario.
+	end := func(j int, cont func(string) bool) int {
+		for j+1 < len(lines) {
+			n := lines[j+1].text
+			if _, _, h := heading(n); n == "" || h || tableLineRE.MatchString(n) || document.ListMarkerLen(n) > 0 || !cont(n) {
+				break
+			}
+			j++
+		}
+		return j
+	}
+	always := func(string) bool { return true }
 	pendingID := ""       // of a heading, for the paragraph under it
 	var pendingTitle span // the title after that identifier
 	for i := 0; i < len(lines); i++ {
@@ -379,7 +392,8 @@ func specItems(text, chunkHeading string, p profile) []found {
 		if l.text == "" {
 			continue
 		}
-		if level, title, ok := heading(l.text); ok && !idItemRE.MatchString(l.text) {
+		idm := idItemRE.FindStringSubmatchIndex(l.text)
+		if level, title, ok := heading(l.text); ok && idm == nil {
 			if pendingID != "" && pendingTitle.to > pendingTitle.from {
 				// A heading with an identifier and no text under it
 				// states the requirement itself.
@@ -403,19 +417,6 @@ func specItems(text, chunkHeading string, p profile) []found {
 			}
 			continue
 		}
-		// the end of an item: the line before a blank line, a heading,
-		// the next list item, table row, story or scenario.
-		end := func(j int, cont func(string) bool) int {
-			for j+1 < len(lines) {
-				n := lines[j+1].text
-				if _, _, h := heading(n); n == "" || h || tableLineRE.MatchString(n) || document.ListMarkerLen(n) > 0 || !cont(n) {
-					break
-				}
-				j++
-			}
-			return j
-		}
-		always := func(string) bool { return true }
 		switch {
 		case tableLineRE.MatchString(l.text):
 			skip = append(skip, span{l.from, l.to})
@@ -439,17 +440,19 @@ func specItems(text, chunkHeading string, p profile) []found {
 				continue
 			}
 			add(id, l.from+best.at, l.from+best.at+len(best.text), "a row with a requirement identifier", "a table row with its own requirement identifier, a requirement whatever its wording")
-		case idItemRE.MatchString(l.text):
-			m := idItemRE.FindStringSubmatchIndex(l.text)
+		case idm != nil:
+			m := idm
 			marker, sep := "", strings.TrimSpace(l.text[m[6]:m[7]])
 			if m[2] >= 0 {
 				marker = l.text[m[2]:m[3]]
 			}
-			if marker == "" && sep == "" && !strings.HasPrefix(l.text, "**") && !strings.HasPrefix(l.text, "__") && !strings.Contains(l.text[m[5]:m[8]], "\t") {
+			// An identifier with no list marker, separator or emphasis.
+			bare := marker == "" && sep == "" && !strings.HasPrefix(l.text, "**") && !strings.HasPrefix(l.text, "__")
+			if bare && !strings.Contains(l.text[m[5]:m[8]], "\t") {
 				continue // an identifier in running text needs a separator or a cell's tab
 			}
 			j := end(i, func(n string) bool { return !idItemRE.MatchString(n) })
-			if marker == "" && sep == "" && !strings.HasPrefix(l.text, "**") && !strings.HasPrefix(l.text, "__") {
+			if bare {
 				j = i // a row of cells split by tabs is one line
 			}
 			skip = append(skip, span{l.from, lines[j].to})
