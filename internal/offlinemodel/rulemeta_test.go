@@ -17,6 +17,10 @@ Rule Title: The server must log every administrative login.
 
 Discussion: Logging lets an administrator see who logged in.
 
+Severity: CAT III
+STIG ID: ABC-01-000015
+Rule Title: Obsolete.
+
 Rule ID | SV-2r3_rule
 STIG ID | ABC-01-000020
 Rule Title: The server must not allow anonymous access.

@@ -255,12 +255,14 @@ func ruleTitles(text string) []found {
 		s := sentence{text: strings.TrimSpace(text[cur[0].from:cur[len(cur)-1].to]), start: cur[0].from}
 		cur = nil
 		q := requirement.Clean(s.text)
+		// The metadata belong to this rule, kept or not: never the next.
+		ruleID, ruleAttrs := id, attrs
+		id, attrs = "", map[string]string{}
 		if len(strings.Fields(q)) < 3 {
 			return
 		}
-		out = append(out, found{s: s, quote: q, text: q, id: id, attrs: attrs,
+		out = append(out, found{s: s, quote: q, text: q, id: ruleID, attrs: ruleAttrs,
 			f: shapeFinding(q, "a rule's title", "the title of a rule in a rule list, which states the rule")})
-		id, attrs = "", map[string]string{}
 	}
 	for _, l := range chunkLines(text) {
 		trimmed, from, to := l.text, l.from, l.to
