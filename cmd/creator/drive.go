@@ -54,7 +54,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	extracted, err := jobrun.CheckDocuments(o.documents, o.maxText)
 	if err != nil {
-		return err
+		return fmt.Errorf("%v — no job was created", err)
 	}
 	root, err := o.root()
 	if err != nil {
