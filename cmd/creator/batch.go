@@ -16,7 +16,6 @@ import (
 	"creator/internal/document"
 	"creator/internal/humanize"
 	"creator/internal/jobrun"
-	"creator/internal/secret"
 	"creator/workspace"
 )
 
@@ -173,13 +172,7 @@ func runBatch(ctx context.Context, o *batchOptions) error {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return err
 	}
-	// A server that echoes the key must not get it onto the terminal.
-	var keys secret.Redactor
-	keys.Set(m.apiKey)
-	o.streams.ErrOut = keys.Writer(o.streams.ErrOut)
-	if m.auto && !o.quiet {
-		fmt.Fprintln(o.streams.ErrOut, "creator: no model configured; using the built-in offline model (rules, no LLM). For an LLM give --model and --base-url, or set CREATOR_MODEL and CREATOR_BASE_URL.")
-	}
+	o.guardStderr(m)
 	display := batch.NewDisplay(batch.DisplayOptions{Out: o.streams.ErrOut, Live: o.streams.ErrTTY, Width: o.streams.ErrWidth,
 		Quiet: o.quiet, RedrawEvery: o.redrawEvery})
 	b, err := batch.New(batch.Options{Root: root, Documents: docs, Jobs: o.jobs, Runner: batchRunner{o: &o.runOptions, root: root},
