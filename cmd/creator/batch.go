@@ -141,6 +141,20 @@ func againCommand(cmd *cobra.Command, paths []string) string {
 	return strings.Join(parts, " ")
 }
 
+// discover finds the documents of paths as batch and enqueue do
+// (batch.Discover); a bad glob, a missing path or no documents at all is
+// a usage error.
+func discover(paths, include, exclude []string, skip ...string) ([]string, error) {
+	docs, err := batch.Discover(paths, include, exclude, skip...)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	if len(docs) == 0 {
+		return nil, usageErrorf("no documents in %s (searched for %s)", strings.Join(paths, ", "), strings.Join(document.Extensions(), " "))
+	}
+	return docs, nil
+}
+
 func runBatch(ctx context.Context, o *batchOptions) error {
 	switch {
 	case o.jobs < 1 || o.jobs > MaxParallel:
@@ -162,12 +176,9 @@ func runBatch(ctx context.Context, o *batchOptions) error {
 	if err != nil {
 		return err
 	}
-	docs, err := batch.Discover(o.paths, o.include, o.exclude, root)
+	docs, err := discover(o.paths, o.include, o.exclude, root)
 	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	if len(docs) == 0 {
-		return usageErrorf("no documents in %s (searched for %s)", strings.Join(o.paths, ", "), strings.Join(document.Extensions(), " "))
+		return err
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return err
