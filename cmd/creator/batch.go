@@ -16,7 +16,6 @@ import (
 	"creator/internal/document"
 	"creator/internal/humanize"
 	"creator/internal/jobrun"
-	"creator/internal/secret"
 	"creator/workspace"
 )
 
@@ -142,6 +141,20 @@ func againCommand(cmd *cobra.Command, paths []string) string {
 	return strings.Join(parts, " ")
 }
 
+// discover finds the documents of paths as batch and enqueue do
+// (batch.Discover); a bad glob, a missing path or no documents at all is
+// a usage error.
+func discover(paths, include, exclude []string, skip ...string) ([]string, error) {
+	docs, err := batch.Discover(paths, include, exclude, skip...)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	if len(docs) == 0 {
+		return nil, usageErrorf("no documents in %s (searched for %s)", strings.Join(paths, ", "), strings.Join(document.Extensions(), " "))
+	}
+	return docs, nil
+}
+
 func runBatch(ctx context.Context, o *batchOptions) error {
 	switch {
 	case o.jobs < 1 || o.jobs > MaxParallel:
@@ -163,23 +176,14 @@ func runBatch(ctx context.Context, o *batchOptions) error {
 	if err != nil {
 		return err
 	}
-	docs, err := batch.Discover(o.paths, o.include, o.exclude, root)
+	docs, err := discover(o.paths, o.include, o.exclude, root)
 	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	if len(docs) == 0 {
-		return usageErrorf("no documents in %s (searched for %s)", strings.Join(o.paths, ", "), strings.Join(document.Extensions(), " "))
+		return err
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return err
 	}
-	// A server that echoes the key must not get it onto the terminal.
-	var keys secret.Redactor
-	keys.Set(m.apiKey)
-	o.streams.ErrOut = keys.Writer(o.streams.ErrOut)
-	if m.auto && !o.quiet {
-		fmt.Fprintln(o.streams.ErrOut, "creator: no model configured; using the built-in offline model (rules, no LLM). For an LLM give --model and --base-url, or set CREATOR_MODEL and CREATOR_BASE_URL.")
-	}
+	o.guardStderr(m)
 	display := batch.NewDisplay(batch.DisplayOptions{Out: o.streams.ErrOut, Live: o.streams.ErrTTY, Width: o.streams.ErrWidth,
 		Quiet: o.quiet, RedrawEvery: o.redrawEvery})
 	b, err := batch.New(batch.Options{Root: root, Documents: docs, Jobs: o.jobs, Runner: batchRunner{o: &o.runOptions, root: root},

@@ -54,7 +54,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	extracted, err := jobrun.CheckDocuments(o.documents, o.maxText)
 	if err != nil {
-		return err
+		return fmt.Errorf("%v — no job was created", err)
 	}
 	root, err := o.root()
 	if err != nil {
@@ -224,15 +224,7 @@ func (o *runOptions) checkContextFlags() error {
 // job. extracted are the documents checked before the job was made; nil
 // when resuming.
 func (o *runOptions) drive(ctx context.Context, job *job.Job, m modelChoice, recs []transcript.Record, extracted *document.Cache) error {
-	// A server that echoes the key, or a model that repeats it, must not
-	// get it onto the terminal (a log pasted into a bug report) or written
-	// under the job.
-	var keys secret.Redactor
-	keys.Set(m.apiKey)
-	o.streams.ErrOut = keys.Writer(o.streams.ErrOut)
-	if m.auto && !o.quiet {
-		fmt.Fprintln(o.streams.ErrOut, "creator: no model configured; using the built-in offline model (rules, no LLM). For an LLM give --model and --base-url, or set CREATOR_MODEL and CREATOR_BASE_URL.")
-	}
+	o.guardStderr(m)
 	display := progress.New(progress.Options{Out: o.streams.ErrOut, Live: o.streams.ErrTTY, Width: o.streams.ErrWidth,
 		Quiet: o.quiet, Verbose: o.verbose, RedrawEvery: o.redrawEvery, Now: o.now})
 	out, err := o.runJob(ctx, job, m, recs, extracted, display)
@@ -241,6 +233,19 @@ func (o *runOptions) drive(ctx context.Context, job *job.Job, m modelChoice, rec
 	}
 	_, priced := o.pricing(m)
 	return o.conclude(job, m, out, priced)
+}
+
+// guardStderr keeps m's API key off stderr: a server that echoes the key,
+// or a model that repeats it, must not get it onto the terminal (a log
+// pasted into a bug report); runJob keeps it out of the job. It also says
+// when the built-in model stands in for one not configured.
+func (o *runOptions) guardStderr(m modelChoice) {
+	var keys secret.Redactor
+	keys.Set(m.apiKey)
+	o.streams.ErrOut = keys.Writer(o.streams.ErrOut)
+	if m.auto && !o.quiet {
+		fmt.Fprintln(o.streams.ErrOut, "creator: no model configured; using the built-in offline model (rules, no LLM). For an LLM give --model and --base-url, or set CREATOR_MODEL and CREATOR_BASE_URL.")
+	}
 }
 
 // runJob runs the agent on a locked job with its own model client (so its

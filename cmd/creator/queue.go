@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"creator/internal/batch"
-	"creator/internal/document"
 	"creator/internal/humanize"
 	"creator/internal/queue"
 )
@@ -168,12 +167,9 @@ func runEnqueue(ctx context.Context, o *enqueueOptions, flags []string) error {
 	if !o.changed("base-url") && m.baseURL != "" {
 		flags = append(flags, "--base-url="+m.baseURL)
 	}
-	docs, err := batch.Discover(o.documents, o.include, o.exclude)
+	docs, err := discover(o.documents, o.include, o.exclude)
 	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	if len(docs) == 0 {
-		return usageErrorf("no documents in %s (searched for %s)", strings.Join(o.documents, ", "), strings.Join(document.Extensions(), " "))
+		return err
 	}
 	pool, where, err := o.openQueue(ctx, o.database, true)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -298,7 +297,7 @@ func (b *Batch) runOne(ctx, runCtx context.Context, i int) {
 		extracted, cerr := b.o.Runner.Check(e.Path)
 		if cerr != nil {
 			b.update(i, func(e *Entry) {
-				e.State, e.Error, e.Elapsed = Refused, strings.TrimSuffix(cerr.Error(), " — no job was created"), b.o.Now().Sub(e.began)
+				e.State, e.Error, e.Elapsed = Refused, cerr.Error(), b.o.Now().Sub(e.began)
 			})
 			return
 		}

@@ -132,7 +132,13 @@ func JobID(p string) (string, error) {
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err
 	}
-	return Stem(filepath.Base(p)) + "-" + hex.EncodeToString(h.Sum(nil))[:8], nil
+	return IDOf(filepath.Base(p), hex.EncodeToString(h.Sum(nil))), nil
+}
+
+// IDOf is the job id of a document named name whose bytes' SHA-256, in
+// hex, is sum (JobID without reading the file).
+func IDOf(name, sum string) string {
+	return Stem(name) + "-" + sum[:8]
 }
 
 // Stem is the part of a job id taken from a document's file name.

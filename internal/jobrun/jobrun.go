@@ -457,7 +457,8 @@ func (r *run) noteError(out agent.Outcome) {
 // that one that cannot be used (damaged, encrypted, scanned, empty, too
 // large) is refused before a job is made and any model call is paid for.
 // It returns what it extracted, for Config.Extracted: the job's copies of
-// the documents are then not extracted again.
+// the documents are then not extracted again. The error is the
+// document's own; the caller says what it means (no job was created).
 //
 // maxText is the most text a document may give (0: document.DefaultMaxText).
 func CheckDocuments(paths []string, maxText int64) (*document.Cache, error) {
@@ -469,7 +470,7 @@ func CheckDocuments(paths []string, maxText int64) (*document.Cache, error) {
 			continue
 		}
 		if _, err := extracted.Extract(p); err != nil {
-			return nil, fmt.Errorf("%v — no job was created", err)
+			return nil, err
 		}
 	}
 	return extracted, nil

@@ -28,32 +28,14 @@ func Job(ctx context.Context, j *job.Job, o JobOptions) (Result, error) {
 	if o.Schema == "" {
 		o.Schema = DefaultSchema
 	}
-	cfg, err := ParseURL(o.URL)
-	if err != nil {
-		return Result{Schema: o.Schema}, err
-	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = 15 * time.Second
-	}
 	var p Publication
-	err = func() error {
-		conn, err := pgx.ConnectConfig(ctx, cfg)
-		if err != nil {
-			return fmt.Errorf("cannot connect to %s: %w", Redact(cfg), connectError(err))
-		}
-		defer conn.Close(context.WithoutCancel(ctx))
-		tx, err := conn.Begin(ctx)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
-		if p, err = JobTx(ctx, tx, j, o); err != nil {
-			return err
-		}
-		return tx.Commit(ctx)
-	}()
+	database, err := inTx(ctx, o.URL, func(tx pgx.Tx) error {
+		var err error
+		p, err = JobTx(ctx, tx, j, o)
+		return err
+	})
 	if err != nil {
-		return Result{Schema: o.Schema, Database: Redact(cfg)}, hide(err, cfg.Password)
+		return Result{Schema: o.Schema, Database: database}, err
 	}
 	return p.Result, p.Record()
 }

@@ -64,36 +64,45 @@ func Publish(ctx context.Context, o Options) (Result, error) {
 		o.Schema = DefaultSchema
 	}
 	res := Result{Schema: o.Schema}
-	cfg, err := ParseURL(o.URL)
+	var err error
+	res.Database, err = inTx(ctx, o.URL, func(tx pgx.Tx) error {
+		if err := migrate(ctx, tx, o.Schema); err != nil {
+			return err
+		}
+		return write(ctx, tx, o, &res)
+	})
+	return res, err
+}
+
+// inTx connects to the database of the URL and runs f in one transaction,
+// committed when f returns nil. database is where it connected (Redact;
+// empty when the URL cannot be parsed). Errors never contain the password.
+func inTx(ctx context.Context, databaseURL string, f func(pgx.Tx) error) (database string, err error) {
+	cfg, err := ParseURL(databaseURL)
 	if err != nil {
-		return res, err
+		return "", err
 	}
-	res.Database = Redact(cfg)
+	database = Redact(cfg)
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 15 * time.Second
 	}
-	err = publish(ctx, cfg, o, &res)
-	return res, hide(err, cfg.Password)
-}
-
-func publish(ctx context.Context, cfg *pgx.ConnConfig, o Options, res *Result) error {
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("cannot connect to %s: %w", res.Database, connectError(err))
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
-	if err := migrate(ctx, tx, o.Schema); err != nil {
-		return err
-	}
-	if err := write(ctx, tx, o, res); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	err = func() error {
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			return fmt.Errorf("cannot connect to %s: %w", database, connectError(err))
+		}
+		defer conn.Close(context.WithoutCancel(ctx))
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+		if err := f(tx); err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	}()
+	return database, hide(err, cfg.Password)
 }
 
 // connectError keeps the server's own message (bad password, no such

@@ -228,7 +228,7 @@ func Enqueue(ctx context.Context, pool *pgxpool.Pool, paths, flags []string) ([]
 		sum := sha256.Sum256(data)
 		hash := hex.EncodeToString(sum[:])
 		name := filepath.Base(p)
-		a := Args{Document: hash, Name: name, Job: batch.Stem(name) + "-" + hash[:8], Flags: slices.Clone(flags)}
+		a := Args{Document: hash, Name: name, Job: batch.IDOf(name, hash), Flags: slices.Clone(flags)}
 		if a.Flags == nil {
 			a.Flags = []string{}
 		}

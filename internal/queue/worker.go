@@ -217,8 +217,7 @@ func (w *worker) run(ctx context.Context, runner batch.Runner, a Args) (jobrun.O
 	}
 	extracted, err := runner.Check(path)
 	if err != nil {
-		msg := strings.TrimSuffix(err.Error(), " — no job was created")
-		return jobrun.Outcome{}, fmt.Errorf("%w: %s", errRefused, strings.ReplaceAll(msg, path, a.Name))
+		return jobrun.Outcome{}, fmt.Errorf("%w: %s", errRefused, strings.ReplaceAll(err.Error(), path, a.Name))
 	}
 	w.c.Log("job %s: starting on %s", a.Job, a.Name)
 	return runner.Start(ctx, a.Job, path, extracted, jobrun.Silent{})
