@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"creator/internal/secret"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -253,7 +254,11 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 		return err
 	}
 	defer pool.Close()
-	errOut := o.streams.ErrOut
+	// The jobs' key comes from the worker's environment (enqueue never
+	// records it): kept off the worker's log as run keeps it off stderr.
+	var keys secret.Redactor
+	keys.Set(o.getenv("OPENAI_API_KEY"))
+	errOut := keys.Writer(o.streams.ErrOut)
 	return queue.Work(ctx, queue.WorkerConfig{
 		Pool: pool, Root: root, Concurrency: o.concurrency, Slice: o.slice, Backoff: o.backoff,
 		Runner: o.runner(root),
