@@ -110,19 +110,30 @@ func sameOutputs(t *testing.T, ref, root string) {
 	if len(dirs) == 0 {
 		t.Fatal("no reference outputs")
 	}
+	compared := 0
 	for _, d := range dirs {
-		filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
+		err := filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
 			if err != nil || fi.IsDir() {
 				return err
 			}
 			rel, _ := filepath.Rel(ref, p)
-			want, _ := os.ReadFile(p)
+			want, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
 			got, err := os.ReadFile(filepath.Join(root, rel))
 			if err != nil || !bytes.Equal(got, want) {
 				t.Errorf("%s differs from creator run's (%v)", rel, err)
 			}
+			compared++
 			return nil
 		})
+		if err != nil {
+			t.Fatalf("reading the reference outputs: %v", err)
+		}
+	}
+	if compared < len(dirs) {
+		t.Fatalf("%d files compared for %d reference outputs", compared, len(dirs))
 	}
 }
 
