@@ -105,7 +105,7 @@ func TestCypherGolden(t *testing.T) {
 
 func TestCypherStatements(t *testing.T) {
 	t.Parallel()
-	for name, src := range map[string]Source{"sample": sample(), "tricky": tricky()} {
+	for name, src := range map[string]Source{"sample": sample(), "tricky": tricky(), "hostile": hostile()} {
 		out := Cypher(src)
 		if !bytes.Equal(out, Cypher(src)) {
 			t.Errorf("%s: two exports of the same source differ", name)

@@ -14,6 +14,7 @@ import (
 
 	"creator/internal/document"
 	"creator/internal/humanize"
+	"creator/internal/markdown"
 	"creator/internal/output"
 	"creator/internal/requirement"
 )
@@ -165,19 +166,19 @@ func FormatOf(name string) (string, bool) {
 // and rationale.
 func Markdown(src Source) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Requirements of %s\n\n", strings.Join(src.Documents, ", "))
+	fmt.Fprintf(&b, "# Requirements of %s\n\n", markdown.Text(strings.Join(src.Documents, ", ")))
 	parts := requirement.TypeCounts(src.Records)
 	fmt.Fprintf(&b, "%s", humanize.Plural(len(src.Records), "requirement"))
 	if len(parts) > 0 {
 		fmt.Fprintf(&b, ": %s", strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(&b, ". Job %s, exported %s.\n", src.JobID, src.Time.UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(&b, ". Job %s, exported %s.\n", markdown.Text(src.JobID), src.Time.UTC().Format("2006-01-02 15:04 UTC"))
 	lastDoc, lastSection := "", "\x00"
 	for _, r := range src.Records {
 		doc := r.Citations[0].Document
 		section := strings.Join(src.SectionsOf(r), " › ")
 		if len(src.Documents) > 1 && doc != lastDoc {
-			fmt.Fprintf(&b, "\n## %s\n", doc)
+			fmt.Fprintf(&b, "\n## %s\n", markdown.Text(doc))
 			lastDoc, lastSection = doc, "\x00"
 		}
 		if section != lastSection {
@@ -185,44 +186,44 @@ func Markdown(src Source) []byte {
 			if section == "" {
 				section = "(no section)"
 			}
-			fmt.Fprintf(&b, "\n### %s\n", section)
+			fmt.Fprintf(&b, "\n### %s\n", markdown.Text(section))
 		}
-		fmt.Fprintf(&b, "\n#### %s — %s\n\n", r.ID, humanize.OneLine(r.Title))
+		fmt.Fprintf(&b, "\n#### %s — %s\n\n", markdown.Text(r.ID), markdown.Text(r.Title))
 		if r.SourceID != "" || len(r.Attributes) > 0 {
 			var ids []string
 			if r.SourceID != "" {
-				ids = append(ids, "**"+r.SourceID+"**")
+				ids = append(ids, "**"+markdown.Text(r.SourceID)+"**")
 			}
 			for _, k := range slices.Sorted(maps.Keys(r.Attributes)) {
-				ids = append(ids, k+": "+r.Attributes[k])
+				ids = append(ids, markdown.Text(k)+": "+markdown.Text(r.Attributes[k]))
 			}
 			fmt.Fprintf(&b, "Source: %s\n\n", strings.Join(ids, " · "))
 		}
-		meta := []string{"**" + r.Type + "**", r.Priority + " priority", strings.ReplaceAll(r.Category, "_", "-")}
+		meta := []string{"**" + markdown.Text(r.Type) + "**", markdown.Text(r.Priority) + " priority", markdown.Text(strings.ReplaceAll(r.Category, "_", "-"))}
 		if len(r.Frameworks) > 0 {
-			meta = append(meta, "frameworks: "+strings.Join(r.Frameworks, ", "))
+			meta = append(meta, "frameworks: "+markdown.Text(strings.Join(r.Frameworks, ", ")))
 		}
 		meta = append(meta, fmt.Sprintf("confidence %.2f", r.Confidence))
 		if rv := r.Review; rv != nil {
-			meta = append(meta, "review: "+rv.Status)
+			meta = append(meta, "review: "+markdown.Text(rv.Status))
 		}
-		fmt.Fprintf(&b, "%s\n\n%s\n\n", strings.Join(meta, " · "), humanize.OneLine(r.Text))
+		fmt.Fprintf(&b, "%s\n\n%s\n\n", strings.Join(meta, " · "), markdown.Text(r.Text))
 		for _, c := range r.Citations {
 			where := c.Document
 			if c.Page > 0 {
 				where += fmt.Sprintf(", p. %d", c.Page)
 			}
-			fmt.Fprintf(&b, "> %s\n>\n> — %s (%s)\n\n", humanize.OneLine(c.Quote), where, c.Chunk)
+			fmt.Fprintf(&b, "> %s\n>\n> — %s (%s)\n\n", markdown.Text(c.Quote), markdown.Text(where), markdown.Text(c.Chunk))
 		}
 		if r.Rationale != "" {
-			fmt.Fprintf(&b, "Why: %s\n", humanize.OneLine(r.Rationale))
+			fmt.Fprintf(&b, "Why: %s\n", markdown.Text(r.Rationale))
 		}
 		if rv := r.Review; rv != nil && rv.Note != "" {
 			label := "Review note"
 			if rv.Status == requirement.Rejected {
 				label = "Rejected because"
 			}
-			fmt.Fprintf(&b, "\n%s: %s\n", label, humanize.OneLine(rv.Note))
+			fmt.Fprintf(&b, "\n%s: %s\n", label, markdown.Text(rv.Note))
 		}
 	}
 	return b.Bytes()

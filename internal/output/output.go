@@ -10,11 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"creator/internal/markdown"
 	"creator/internal/requirement"
 )
 
@@ -81,7 +83,7 @@ const maxUncoveredListed = 20
 // requirements with their sources.
 func Summary(recs []requirement.Record, documents []string, cov *Coverage) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Requirements\n\n%d requirements from %s.\n", len(recs), strings.Join(documents, ", "))
+	fmt.Fprintf(&b, "# Requirements\n\n%d requirements from %s.\n", len(recs), cell(strings.Join(documents, ", ")))
 	if cov != nil && len(recs) == 0 && cov.Chunks > 0 && cov.Covered == cov.Chunks {
 		b.WriteString("\nNo requirements: every chunk was read in full and declared to hold none, for the reasons listed below.\n")
 	}
@@ -107,7 +109,7 @@ func Summary(recs []requirement.Record, documents []string, cov *Coverage) []byt
 		fmt.Fprintf(&b, "\n## By %s\n\n| %s | count |\n|---|---:|\n", title, title)
 		for _, k := range keys {
 			if n[k] > 0 {
-				fmt.Fprintf(&b, "| %s | %d |\n", k, n[k])
+				fmt.Fprintf(&b, "| %s | %d |\n", cell(k), n[k])
 			}
 		}
 	}
@@ -137,11 +139,11 @@ func Summary(recs []requirement.Record, documents []string, cov *Coverage) []byt
 		}
 		fmt.Fprintf(&b, "\n## Requirements\n\n| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
 		for _, r := range recs {
-			fmt.Fprintf(&b, "| %s |", r.ID)
+			fmt.Fprintf(&b, "| %s |", cell(r.ID))
 			if sourceIDs {
 				fmt.Fprintf(&b, " %s |", cell(r.SourceID))
 			}
-			fmt.Fprintf(&b, " %s | %s | %s | %s |", cell(r.Title), r.Type, r.Priority, cell(Sources(r)))
+			fmt.Fprintf(&b, " %s | %s | %s | %s |", cell(r.Title), cell(r.Type), cell(r.Priority), cell(Sources(r)))
 			if tally.Reviewed > 0 {
 				fmt.Fprintf(&b, " %s |", r.ReviewStatus())
 			}
@@ -203,15 +205,47 @@ func Sources(r requirement.Record) string {
 // columns review and review_note are the review status (pending until a
 // person decides) and the reviewer's note; the last two the document's id
 // of the requirement and its columns, as a JSON object ({} when none).
+// A cell a spreadsheet would take for a formula is written as text
+// (SpreadsheetText).
 func CSV(recs []requirement.Record) ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write(TableHeader())
 	for _, r := range recs {
-		w.Write(TableRow(r))
+		row := TableRow(r)
+		for i, c := range row {
+			row[i] = SpreadsheetText(c)
+		}
+		w.Write(row)
 	}
 	w.Flush()
 	return b.Bytes(), w.Error()
+}
+
+// formulaStart are the first characters that make Excel, LibreOffice and
+// Google Sheets read a cell as a formula (OWASP, CSV injection).
+const formulaStart = "=+-@\t\r"
+
+// plainNumber is a number as a spreadsheet reads one: -1, +2.5, 1e-3.
+var plainNumber = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// SpreadsheetText neutralises a CSV cell a spreadsheet would run as a
+// formula (=HYPERLINK(…), +cmd|…, @SUM(…), -2+3): one that begins with = +
+// - @, a tab or a carriage return gets a single quote in front, which makes
+// it text. A plain number (-1, +2.5) is no formula and stays as it is. So
+// that the text can be read back exactly, a cell that begins with single
+// quotes followed by one of those characters gets one quote more: a reader
+// drops the first character of a cell that begins with ' and, after any
+// further quotes, one of = + - @ tab carriage return (docs/export.md).
+func SpreadsheetText(s string) string {
+	rest := strings.TrimLeft(s, "'")
+	if rest == "" || !strings.ContainsRune(formulaStart, rune(rest[0])) {
+		return s
+	}
+	if len(rest) == len(s) && plainNumber.MatchString(s) {
+		return s
+	}
+	return "'" + s
 }
 
 // TableHeader are the columns of a requirement as a table row (the CSV,
@@ -253,4 +287,6 @@ func AttributesJSON(attrs map[string]string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }
+// cell is text of the requirements, the documents or the model as it
+// stands in summary.md: escaped, so it renders as written (markdown.Text).
+func cell(s string) string { return markdown.Text(s) }

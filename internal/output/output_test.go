@@ -81,3 +81,115 @@ func TestOutputsCarrySourceIDAndAttributes(t *testing.T) {
 		t.Errorf("summary without source ids:\n%s", sum)
 	}
 }
+
+// hostileRecords are requirements whose texts, quotes, names and notes
+// carry HTML, Markdown structure, spreadsheet formulas and a bidi override.
+func hostileRecords() []requirement.Record {
+	base := fieldsRecords()[1]
+	a, b, c, d := base, base, base, base
+	a.ID, a.Title, a.Text = "REQ-001", "<script>alert(1)</script>", "<script>alert(1)</script>"
+	b.ID, b.Title, b.Text, b.Rationale = "REQ-002", "| fake | cell |", `=HYPERLINK("http://x","y")`, "@SUM(1+1)*cmd|' /C calc'!A0"
+	c.ID, c.Title, c.Text, c.SourceID = "REQ-003", "# heading", "-2+3", "+1+1"
+	c.Frameworks = []string{"[x](javascript:alert(1))"}
+	d.ID, d.Title, d.Text, d.Rationale = "REQ-004", "evil\u202Efdp.exe", "-1", "'=already quoted"
+	d.Review = &requirement.Review{Status: requirement.Rejected, Note: "\tTAB first"}
+	return []requirement.Record{a, b, c, d}
+}
+
+// summary.md renders the records' texts as written: no HTML, no extra
+// table cells, no heading, no link, no reordered text.
+func TestSummaryEscapesMarkdown(t *testing.T) {
+	recs := hostileRecords()
+	sum := string(Summary(recs, []string{"<b>d</b>.pdf"}, &Coverage{Chunks: 1, Empty: []EmptyChunk{{Chunk: "chunk_002", Reason: "<iframe src=x>"}}}))
+	for _, bad := range []string{"<script", "<b>", "<iframe", "| fake | cell |", "\n# heading", "[x](javascript", "\u202E"} {
+		if strings.Contains(sum, bad) {
+			t.Errorf("summary.md holds %q:\n%s", bad, sum)
+		}
+	}
+	for _, want := range []string{
+		"| REQ-001 |  | &lt;script&gt;alert(1)&lt;/script&gt; |",
+		`| REQ-002 |  | \| fake \| cell \| | obligation |`,
+		`| REQ-003 | \+1+1 | \# heading |`,
+		`| \[x\](javascript:alert(1)) | 1 |`,
+		"| REQ-004 |  | evil\uFFFDfdp.exe |",
+		"requirements from &lt;b&gt;d&lt;/b&gt;.pdf.",
+		"| chunk_002 | &lt;iframe src=x&gt; |",
+	} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, sum)
+		}
+	}
+	// Every row of the requirements table has as many cells as its header.
+	_, table, _ := strings.Cut(sum, "## Requirements\n\n")
+	lines := strings.Split(strings.TrimSpace(table), "\n")
+	cells := func(line string) int { return strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") }
+	for _, l := range lines[2:] {
+		if cells(l) != cells(lines[0]) {
+			t.Errorf("row %q has %d cell borders; the header %d", l, cells(l), cells(lines[0]))
+		}
+	}
+}
+
+// requirements.csv writes a cell a spreadsheet would run as a formula as
+// text, leaves plain numbers and other text alone, and can be read back.
+func TestCSVNeutralisesFormulas(t *testing.T) {
+	recs := hostileRecords()
+	data, err := CSV(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(string(data))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, c := range []struct {
+		row            int
+		column, want   string
+		verbatimRecord string
+	}{
+		{2, "text", `'=HYPERLINK("http://x","y")`, recs[1].Text},
+		{2, "rationale", "'@SUM(1+1)*cmd|' /C calc'!A0", recs[1].Rationale},
+		{2, "title", "| fake | cell |", recs[1].Title},
+		{3, "text", "'-2+3", recs[2].Text},
+		{3, "source_id", "'+1+1", recs[2].SourceID},
+		{3, "title", "# heading", recs[2].Title},
+		{4, "text", "-1", recs[3].Text},
+		{4, "rationale", "''=already quoted", recs[3].Rationale},
+		{4, "review_note", "'\tTAB first", recs[3].Review.Note},
+		{1, "text", "<script>alert(1)</script>", recs[0].Text},
+		{1, "rationale", "'must'", recs[0].Rationale},
+	} {
+		got := rows[c.row][col[c.column]]
+		if got != c.want {
+			t.Errorf("row %d %s = %q; want %q", c.row, c.column, got, c.want)
+		}
+		if back := fromSpreadsheetText(got); back != c.verbatimRecord {
+			t.Errorf("row %d %s reads back as %q; want %q", c.row, c.column, back, c.verbatimRecord)
+		}
+	}
+	for _, s := range []string{"-1", "+2.5", "-.5", "1e-3", "0.9"} {
+		if got := SpreadsheetText(s); got != s {
+			t.Errorf("SpreadsheetText(%q) = %q; a number stays", s, got)
+		}
+	}
+	for _, s := range []string{"-1+1", "+cmd", "-inf", "\r=1", "=1", "@A1", "-", "'-", "''+x"} {
+		if got := SpreadsheetText(s); got != "'"+s {
+			t.Errorf("SpreadsheetText(%q) = %q; want a quote in front", s, got)
+		}
+	}
+}
+
+// fromSpreadsheetText is the reading back docs/export.md describes: drop
+// the first character of a cell that begins with ' and, after any further
+// quotes, one of = + - @ tab carriage return.
+func fromSpreadsheetText(s string) string {
+	rest := strings.TrimLeft(s, "'")
+	if len(rest) < len(s) && rest != "" && strings.ContainsRune("=+-@\t\r", rune(rest[0])) {
+		return s[1:]
+	}
+	return s
+}
