@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"creator/internal/requirement"
@@ -80,6 +81,10 @@ func allowedValues(name string) []string {
 // maxNote bounds a note, in characters.
 const maxNote = 4000
 
+// maxEditedText bounds an edited text, in bytes of UTF-8 (8 kB); the title
+// has its own bound, requirement.MaxTitleLength.
+const maxEditedText = 8 << 10
+
 // maxBody bounds a decision's JSON, in bytes.
 const maxBody = 1 << 20
 
@@ -115,7 +120,11 @@ func ParseDecision(r io.Reader) (Decision, error) {
 	}
 	d.Decision = decisionName(*raw.Decision)
 	if raw.Note != nil {
-		d.Note = strings.TrimSpace(*raw.Note)
+		note, err := typedText(`"note"`, *raw.Note)
+		if err != nil {
+			return d, err
+		}
+		d.Note = strings.TrimSpace(note)
 	}
 	if len(raw.Changes) > 0 {
 		d.Changes = map[string]string{}
@@ -124,6 +133,10 @@ func ParseDecision(r io.Reader) (Decision, error) {
 		s, ok := raw.Changes[field].(string)
 		if !ok {
 			return d, inputErrorf("changes.%s must be a string", field)
+		}
+		s, err := typedText("changes."+field, s)
+		if err != nil {
+			return d, err
 		}
 		d.Changes[field] = enumValue(field, s)
 	}
@@ -197,8 +210,32 @@ func checkChange(field, value string) error {
 		return inputErrorf("changes.%s is empty", field)
 	case field == "title" && utf8.RuneCountInString(value) > requirement.MaxTitleLength:
 		return inputErrorf("changes.title is %d characters long; keep it to %d", utf8.RuneCountInString(value), requirement.MaxTitleLength)
+	case field == "text" && len(value) > maxEditedText:
+		return inputErrorf("changes.text is %d bytes long; keep it to %d (8 kB)", len(value), maxEditedText)
 	}
 	return nil
+}
+
+// typedText is a text of a decision as a person types it: line breaks
+// written \r\n become \n; any other control character (NUL, a lone \r,
+// escape sequences) and the bidirectional formatting characters that
+// reorder what a reader sees (U+202A–U+202E, U+2066–U+2069) are refused,
+// naming the field and the character's position (counted in characters
+// from 1), for nothing in a requirement or a note needs them. New lines and
+// tabs are taken.
+func typedText(name, s string) (string, error) {
+	pos := 0
+	for i, r := range s {
+		pos++
+		switch {
+		case r == '\n' || r == '\t', r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+		case unicode.IsControl(r):
+			return "", inputErrorf("%s holds the control character U+%04X at character %d: only text, new lines and tabs are taken", name, r, pos)
+		case r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069':
+			return "", inputErrorf("%s holds the bidirectional formatting character U+%04X at character %d, which changes the order in which text is shown: only text, new lines and tabs are taken", name, r, pos)
+		}
+	}
+	return strings.ReplaceAll(s, "\r\n", "\n"), nil
 }
 
 // jsonProblem words a decoding error without Go type names.
