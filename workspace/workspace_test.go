@@ -278,16 +278,23 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// holdLock is the second process of TestSecondProcessIsRefused: it takes the
-// lock, says so, and keeps it until its stdin closes.
+// holdLock is the second process of the lock tests: it takes the
+// lock (recording a review's address when the spec names one), says so,
+// and keeps it until its stdin closes.
 func holdLock(spec string) {
-	root, id, _ := strings.Cut(spec, "|")
+	parts := strings.SplitN(spec, "|", 3)
+	root, id := parts[0], parts[1]
 	j, err := Open(root, id)
 	if err != nil {
 		os.Exit(3)
 	}
 	if err := j.Lock(); err != nil {
 		os.Exit(4)
+	}
+	if len(parts) == 3 {
+		if err := j.RecordReview(parts[2]); err != nil {
+			os.Exit(5)
+		}
 	}
 	os.Stdout.WriteString("locked\n")
 	bufio.NewReader(os.Stdin).ReadString('\n')

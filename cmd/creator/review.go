@@ -42,7 +42,8 @@ The page uses a JSON API (docs/review.md): GET /api/requirements,
 GET /api/requirements/{id}, POST /api/requirements/{id}/review.
 
 The server listens on the loopback interface, and holds the job's lock while
-it runs (a run of the job cannot write meanwhile). It has no authentication:
+it runs: a resume of the job meanwhile fails at once (exit 1), naming the
+review's pid and address. It has no authentication:
 an address other than loopback needs --allow-remote. Stop it with Ctrl-C.`,
 		Example: `  creator review --job gobd --open
   creator review --job gobd --addr 127.0.0.1:9000 --reviewer alice
@@ -76,6 +77,16 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	if err := j.Lock(); err != nil {
 		return err
 	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w", o.addr, err)
+	}
+	defer ln.Close()
+	url := "http://" + ln.Addr().String() + "/"
+	// A resume of the job meanwhile is refused, and told where the review runs.
+	if err := j.RecordReview(url); err != nil {
+		return err
+	}
 	reviewer := o.reviewer
 	if reviewer == "" {
 		reviewer = o.getenv("USER")
@@ -88,11 +99,6 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", o.addr, err)
-	}
-	url := "http://" + ln.Addr().String() + "/"
 	if !loopback {
 		fmt.Fprintf(o.streams.ErrOut, "creator: warning: the review of job '%s' is served on %s without authentication: anyone who reaches this address can change its requirements\n", j.ID, ln.Addr())
 	}

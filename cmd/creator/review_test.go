@@ -99,9 +99,14 @@ func TestReviewCommand(t *testing.T) {
 	srv.decide(t, "REQ-002", `{"decision": "rejected", "note": "covered by REQ-001"}`)
 	srv.decide(t, "REQ-003", `{"decision": "edited", "changes": {"priority": "low"}}`)
 
-	// The job is locked while it is reviewed.
-	if code, _, stderr := cli(t, "resume", "--workspace", root, "--job", "rv"); code != exitFailure || !strings.Contains(stderr, "in use") {
-		t.Errorf("resume during the review: exit %d %s", code, stderr)
+	// The job is locked while it is reviewed: a resume, or a second review,
+	// fails at once and says where the review runs (in this process here).
+	refused := fmt.Sprintf("creator: job 'rv' is open in creator review (pid %d, %s): stop it (Ctrl-C) and try again\n", os.Getpid(), srv.url)
+	if code, _, stderr := cli(t, "resume", "--workspace", root, "--job", "rv"); code != exitFailure || stderr != refused {
+		t.Errorf("resume during the review: exit %d %q; want %d %q", code, stderr, exitFailure, refused)
+	}
+	if code, _, stderr := cli(t, "review", "--workspace", root, "--job", "rv", "--addr", "127.0.0.1:0"); code != exitFailure || stderr != refused {
+		t.Errorf("a second review: exit %d %q; want %d %q", code, stderr, exitFailure, refused)
 	}
 	if code := srv.stop(t); code != 0 {
 		t.Fatalf("review exit %d\n%s", code, srv.stderr.String())

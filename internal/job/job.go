@@ -71,6 +71,10 @@ func of(ws *workspace.Job) *Job {
 // Lock takes the job's lock: one process changes a job at a time.
 func (j *Job) Lock() error { return j.ws.Lock() }
 
+// RecordReview records in the lock this process holds that a review
+// server listens at address, which a process refused the lock is told.
+func (j *Job) RecordReview(address string) error { return j.ws.RecordReview(address) }
+
 // Holder reports the pid of the process that holds the job's lock.
 func (j *Job) Holder() (pid int, held bool) { return j.ws.Holder() }
 
