@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
+	"creator/internal/pdfcrypt"
 	"creator/internal/secret"
 )
 
@@ -36,7 +37,7 @@ var (
 // key's length + 5, so every stream decrypts to noise), so an encrypted
 // file is decrypted whole here and read as any other.
 func decryptPDF(r io.ReaderAt, size int64, password string) ([]byte, error) {
-	conf := pdfcpuConfig()
+	conf := pdfcrypt.Config()
 	conf.UserPW, conf.OwnerPW = password, password
 	var out bytes.Buffer
 	err := api.Decrypt(io.NewSectionReader(r, 0, size), &out, conf)
@@ -67,19 +68,6 @@ func safeMessage(err error, password string) string {
 	return msg
 }
 
-var disableConfigDir sync.Once
-
-// pdfcpuConfig is a configuration that neither reads nor writes a
-// configuration folder in the user's home (pdfcpu's default) and does not
-// optimise the file, which the text does not need.
-func pdfcpuConfig() *model.Configuration {
-	disableConfigDir.Do(api.DisableConfigDir)
-	conf := model.NewDefaultConfiguration()
-	conf.Optimize, conf.OptimizeBeforeWriting = false, false
-	conf.Offline = true
-	return conf
-}
-
 // mentionsEncrypt tells whether a PDF the text library could not open
 // has an /Encrypt entry anywhere: then its encryption may be what the
 // library refused. (Only read when opening failed: the name stands in
@@ -98,4 +86,36 @@ func mentionsEncrypt(r io.ReaderAt, size int64) bool {
 		}
 	}
 	return false
+}
+
+// CheckPassword tells whether the document at path, when it is an
+// encrypted PDF, opens with password: the error is ErrPasswordNeeded or
+// ErrWrongPassword, after the file's name. Anything else (another format,
+// a PDF without encryption, a damaged file) is nil: Extract says what is
+// wrong with it. It reads much less than Extract, and decrypts only an
+// encrypted file.
+func CheckPassword(path, password string) (err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	head := make([]byte, 1024)
+	n, _ := f.ReadAt(head, 0)
+	if !bytes.Contains(head[:n], []byte("%PDF-")) {
+		return nil
+	}
+	defer func() {
+		if recover() != nil {
+			err = nil // damaged
+		}
+	}()
+	if _, err := openPDF(f, fi.Size(), password); errors.Is(err, ErrPasswordNeeded) || errors.Is(err, ErrWrongPassword) {
+		return fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"creator/internal/pdfcrypt"
 	"creator/internal/pdfwrite"
 )
 
@@ -20,17 +21,17 @@ func plainPolicy() []byte {
 	return doc.Bytes()
 }
 
-func encrypt(t *testing.T, plain []byte, c pdfwrite.Cipher, user, owner string) []byte {
+func encrypt(t *testing.T, plain []byte, c pdfcrypt.Cipher, user, owner string) []byte {
 	t.Helper()
-	data, err := pdfwrite.Encrypt(plain, c, user, owner)
+	data, err := pdfcrypt.Encrypt(plain, c, user, owner)
 	if err != nil {
 		t.Fatalf("encrypt: %v", err)
 	}
 	return data
 }
 
-var ciphers = map[string]pdfwrite.Cipher{
-	"rc4-40": pdfwrite.RC4v40, "rc4-128": pdfwrite.RC4v128, "aes-128": pdfwrite.AES128, "aes-256": pdfwrite.AES256,
+var ciphers = map[string]pdfcrypt.Cipher{
+	"rc4-40": pdfcrypt.RC4v40, "rc4-128": pdfcrypt.RC4v128, "aes-128": pdfcrypt.AES128, "aes-256": pdfcrypt.AES256,
 }
 
 // A PDF restricted by an owner password only opens in every reader
@@ -126,7 +127,7 @@ func TestUnreadableContentIsNotCalledScanned(t *testing.T) {
 func TestAES256PasswordWithASpace(t *testing.T) {
 	t.Parallel()
 	const user = "open sesame"
-	path := write(t, "spaced.pdf", encrypt(t, plainPolicy(), pdfwrite.AES256, user, "owner-pass"))
+	path := write(t, "spaced.pdf", encrypt(t, plainPolicy(), pdfcrypt.AES256, user, "owner-pass"))
 	_, err := Extract(path, Options{Password: user})
 	if err == nil || !strings.Contains(err.Error(), "has a space or a symbol") || strings.Contains(err.Error(), user) {
 		t.Fatalf("err = %v", err)

@@ -1,4 +1,7 @@
-package pdfwrite
+// Package pdfcrypt is the one place that sets up github.com/pdfcpu/pdfcpu,
+// which decrypts encrypted PDFs for the document package and encrypts the
+// tests' PDFs.
+package pdfcrypt
 
 import (
 	"bytes"
@@ -7,6 +10,21 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 )
+
+// disableConfigDir keeps pdfcpu from reading and writing a configuration
+// folder in the user's home. It sets a variable of pdfcpu's that every
+// configuration reads: once, before any configuration is made.
+var disableConfigDir sync.Once
+
+// Config is pdfcpu's default configuration, without its configuration
+// folder, offline, and without optimising the files it writes.
+func Config() *model.Configuration {
+	disableConfigDir.Do(api.DisableConfigDir)
+	conf := model.NewDefaultConfiguration()
+	conf.Optimize, conf.OptimizeBeforeWriting = false, false
+	conf.Offline = true
+	return conf
+}
 
 // Cipher is a PDF encryption of the standard security handler.
 type Cipher struct {
@@ -23,12 +41,11 @@ var (
 )
 
 // Encrypt encrypts a PDF as PDF writers do, with nothing allowed but
-// reading. An empty userPassword makes a file that every reader opens
-// without a password, restricted by the owner password only. The output
-// differs from run to run (random salts and IVs).
+// reading, for tests. An empty userPassword makes a file that every
+// reader opens without a password, restricted by the owner password only.
+// The output differs from run to run (random salts and IVs).
 func Encrypt(pdf []byte, c Cipher, userPassword, ownerPassword string) ([]byte, error) {
-	disableConfigDir.Do(api.DisableConfigDir)
-	conf := model.NewDefaultConfiguration()
+	conf := Config()
 	conf.EncryptUsingAES, conf.EncryptKeyLength = c.AES, c.Bits
 	conf.UserPW, conf.OwnerPW = userPassword, ownerPassword
 	conf.Permissions = model.PermissionsNone
@@ -38,7 +55,3 @@ func Encrypt(pdf []byte, c Cipher, userPassword, ownerPassword string) ([]byte, 
 	}
 	return out.Bytes(), nil
 }
-
-// disableConfigDir keeps pdfcpu from writing its configuration folder in
-// the user's home.
-var disableConfigDir sync.Once
