@@ -9,29 +9,51 @@ import (
 	"creator/internal/pdfwrite"
 )
 
-// plainPolicy is an unencrypted PDF of two compressed pages with a title
-// (a string, which encryption changes too).
-func plainPolicy() []byte {
-	doc := &pdfwrite.Document{Title: "Retention — policy", Compress: true, Pages: pdfwrite.Layout{Size: 11}.Pages([]pdfwrite.Block{
+// policy is a document of two compressed pages with a title (a string,
+// which encryption changes too).
+func policy() *pdfwrite.Document {
+	return &pdfwrite.Document{Title: "Retention — policy", Compress: true, Pages: pdfwrite.Layout{Size: 11}.Pages([]pdfwrite.Block{
 		{Text: "1 Records", Heading: true},
 		{Text: "Records must be kept for ten years. The archive should be checked every quarter; größere Akten müssen gesichert werden."},
 		{Text: "2 Access", Heading: true},
 		{Text: strings.Repeat("Access to customer records must be logged and reviewed. ", 40)},
 	})}
-	return doc.Bytes()
 }
 
-func encrypt(t *testing.T, plain []byte, c pdfcrypt.Cipher, user, owner string) []byte {
+func plainPolicy() []byte { return policy().Bytes() }
+
+// encryptions make the policy encrypted with a user and an owner
+// password, in each kind of the standard security handler: by pdfcpu, as
+// PDF writers do, and by pdfwrite's own RC4, independent of the library
+// that decrypts.
+var encryptions = map[string]func(user, owner string) ([]byte, error){
+	"rc4-40":           byPDFCPU(pdfcrypt.RC4v40),
+	"rc4-128-filter":   byPDFCPU(pdfcrypt.RC4v128),
+	"aes-128":          byPDFCPU(pdfcrypt.AES128),
+	"aes-256":          byPDFCPU(pdfcrypt.AES256),
+	"rc4-40-pdfwrite":  byPDFWrite(40),
+	"rc4-128-pdfwrite": byPDFWrite(128),
+}
+
+func byPDFCPU(c pdfcrypt.Cipher) func(user, owner string) ([]byte, error) {
+	return func(user, owner string) ([]byte, error) { return pdfcrypt.Encrypt(plainPolicy(), c, user, owner) }
+}
+
+func byPDFWrite(bits int) func(user, owner string) ([]byte, error) {
+	return func(user, owner string) ([]byte, error) {
+		doc := policy()
+		doc.RC4 = &pdfwrite.RC4{UserPassword: user, OwnerPassword: owner, KeyBits: bits}
+		return doc.Bytes(), nil
+	}
+}
+
+func encrypt(t *testing.T, kind, user, owner string) []byte {
 	t.Helper()
-	data, err := pdfcrypt.Encrypt(plain, c, user, owner)
+	data, err := encryptions[kind](user, owner)
 	if err != nil {
 		t.Fatalf("encrypt: %v", err)
 	}
 	return data
-}
-
-var ciphers = map[string]pdfcrypt.Cipher{
-	"rc4-40": pdfcrypt.RC4v40, "rc4-128": pdfcrypt.RC4v128, "aes-128": pdfcrypt.AES128, "aes-256": pdfcrypt.AES256,
 }
 
 // A PDF restricted by an owner password only opens in every reader
@@ -43,10 +65,10 @@ func TestOwnerPasswordOnlyPDFsReadAsUnencrypted(t *testing.T) {
 	if !strings.Contains(want, "Records must be kept for ten years.") {
 		t.Fatalf("the unencrypted text lacks its first duty:\n%s", want)
 	}
-	for name, c := range ciphers {
+	for name := range encryptions {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			doc, err := Extract(write(t, name+".pdf", encrypt(t, plain, c, "", "the owner's secret")), Options{})
+			doc, err := Extract(write(t, name+".pdf", encrypt(t, name, "", "the owner's secret")), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,10 +90,10 @@ func TestUserPasswordPDF(t *testing.T) {
 	const user, owner, wrong = "user-pass-1", "owner-pass-2", "not-the-password"
 	plain := plainPolicy()
 	want := extract(t, "plain.pdf", plain).Text()
-	for name, c := range ciphers {
+	for name := range encryptions {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			path := write(t, "locked.pdf", encrypt(t, plain, c, user, owner))
+			path := write(t, "locked.pdf", encrypt(t, name, user, owner))
 			_, err := Extract(path, Options{})
 			if !errors.Is(err, ErrPasswordNeeded) || err.Error() != "locked.pdf: this PDF needs a password: give it with --pdf-password (or CREATOR_PDF_PASSWORD)" {
 				t.Errorf("without a password: %v", err)
@@ -127,7 +149,7 @@ func TestUnreadableContentIsNotCalledScanned(t *testing.T) {
 func TestAES256PasswordWithASpace(t *testing.T) {
 	t.Parallel()
 	const user = "open sesame"
-	path := write(t, "spaced.pdf", encrypt(t, plainPolicy(), pdfcrypt.AES256, user, "owner-pass"))
+	path := write(t, "spaced.pdf", encrypt(t, "aes-256", user, "owner-pass"))
 	_, err := Extract(path, Options{Password: user})
 	if err == nil || !strings.Contains(err.Error(), "has a space or a symbol") || strings.Contains(err.Error(), user) {
 		t.Fatalf("err = %v", err)
