@@ -183,3 +183,25 @@ func assertNowhere(t *testing.T, root, s string) {
 		t.Errorf("no files under %s", root)
 	}
 }
+
+// A queued job's runner, as a worker makes it from the queue's flags,
+// opens a PDF with the worker's own CREATOR_PDF_PASSWORD.
+func TestWorkerTakesThePDFPasswordFromItsEnvironment(t *testing.T) {
+	t.Parallel()
+	doc := encryptedSample(t, testPDFPassword)
+	for _, env := range []map[string]string{nil, {pdfPasswordEnv: testPDFPassword}} {
+		var out bytes.Buffer
+		w := &workerOptions{globalOptions: &globalOptions{factory: testFactory(&IOStreams{Out: &out, ErrOut: &out}, env, nil)}}
+		runner, err := w.runner(t.TempDir())([]string{"--model=builtin"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = runner.Check(doc)
+		switch {
+		case env == nil && (err == nil || !strings.Contains(err.Error(), needsPassword)):
+			t.Errorf("without the password: %v", err)
+		case env != nil && err != nil:
+			t.Errorf("with the password: %v", err)
+		}
+	}
+}
