@@ -32,10 +32,11 @@ var (
 // The standard security handler is read in all its revisions: RC4 40 and
 // 128 bits, AES-128 and AES-256 (R2 to R6).
 //
-// The text library decrypts only some of them, and one wrongly (the key
-// of each object of a 40-bit RC4 file is cut to 16 bytes instead of the
-// key's length + 5, so every stream decrypts to noise), so an encrypted
-// file is decrypted whole here and read as any other.
+// The text library decrypts only some of them, and one wrongly (an
+// object's RC4 key is the whole 16-byte MD5 digest, where it is its first
+// key length + 5 bytes: 10 for a 40-bit key, so every stream of such a
+// file decrypts to noise), so an encrypted file is decrypted whole here
+// and read as any other.
 func decryptPDF(r io.ReaderAt, size int64, password string) ([]byte, error) {
 	conf := pdfcrypt.Config()
 	conf.UserPW, conf.OwnerPW = password, password
