@@ -100,6 +100,7 @@ batch again continues.`,
 	f.Int64Var(&o.batchMaxTokens, "batch-max-tokens", 0, "stop the batch when its jobs have used this many tokens together in this batch (0: no limit)")
 	f.Float64Var(&o.batchMaxCost, "batch-max-cost", 0, "stop the batch when its jobs have cost this many US dollars together in this batch (0: no limit; needs the model's price)")
 	addRunFlags(cmd, &o.runOptions)
+	addPDFPasswordFlag(cmd, &o.pdfPassword)
 	_ = cmd.RegisterFlagCompletionFunc("include", cobra.NoFileCompletions)
 	_ = cmd.RegisterFlagCompletionFunc("exclude", cobra.NoFileCompletions)
 	return cmd
@@ -116,11 +117,12 @@ func shellQuote(s string) string {
 }
 
 // againCommand is the command line that runs the batch again: the flags
-// given and the paths, the API key left out.
+// given and the paths, the API key and the PDF password left out (it is
+// written to batch.json and batch.md).
 func againCommand(cmd *cobra.Command, paths []string) string {
 	parts := []string{"creator", "batch"}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if f.Name == "api-key" {
+		if f.Name == "api-key" || f.Name == "pdf-password" {
 			return
 		}
 		values := []string{f.Value.String()}
@@ -276,7 +278,7 @@ func (r batchRunner) Start(ctx context.Context, id, path string, extracted *docu
 }
 
 func (r batchRunner) Check(path string) (*document.Cache, error) {
-	return jobrun.CheckDocuments([]string{path}, r.o.maxText)
+	return jobrun.CheckDocuments([]string{path}, r.o.documentOptions())
 }
 
 func (r batchRunner) Resume(ctx context.Context, id string, rep jobrun.Reporter) (jobrun.Outcome, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -52,7 +53,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	extracted, err := jobrun.CheckDocuments(o.documents, o.maxText)
+	extracted, err := jobrun.CheckDocuments(o.documents, o.documentOptions())
 	if err != nil {
 		return fmt.Errorf("%v — no job was created", err)
 	}
@@ -139,6 +140,13 @@ func (o *runOptions) prepareResume(j *job.Job, info workspace.Info) (modelChoice
 	recs, err := j.Transcript()
 	if err != nil {
 		return m, nil, fmt.Errorf("job '%s': %w", j.ID, err)
+	}
+	// The agent may extract the documents again: a PDF that needs a
+	// password is said before any model call, as run says it.
+	for _, in := range info.Inputs {
+		if err := document.CheckPassword(filepath.Join(j.Dir, "input", in.Name), o.documentOptions().Password); err != nil {
+			return m, nil, fmt.Errorf("%v — job '%s' was not resumed", err, j.ID)
+		}
 	}
 	return m, recs, nil
 }
@@ -241,7 +249,7 @@ func (o *runOptions) drive(ctx context.Context, job *job.Job, m modelChoice, rec
 // when the built-in model stands in for one not configured.
 func (o *runOptions) guardStderr(m modelChoice) {
 	var keys secret.Redactor
-	keys.Set(m.apiKey)
+	keys.Set(m.apiKey, o.documentOptions().Password)
 	o.streams.ErrOut = keys.Writer(o.streams.ErrOut)
 	if m.auto && !o.quiet {
 		fmt.Fprintln(o.streams.ErrOut, "creator: no model configured; using the built-in offline model (rules, no LLM). For an LLM give --model and --base-url, or set CREATOR_MODEL and CREATOR_BASE_URL.")
@@ -252,12 +260,13 @@ func (o *runOptions) guardStderr(m modelChoice) {
 // own --parallel gate) and reports to rep. It is the one path from the
 // options to jobrun.Run: run, resume and each job of a batch take it.
 func (o *runOptions) runJob(ctx context.Context, job *job.Job, m modelChoice, recs []transcript.Record, extracted *document.Cache, rep jobrun.Reporter) (jobrun.Outcome, error) {
-	job.Redact(m.apiKey)
+	password := o.documentOptions().Password
+	job.Redact(m.apiKey, password)
 	price, priced := o.pricing(m)
 	return jobrun.Run(ctx, jobrun.Config{
 		Job: job, Model: o.client(m), ModelName: m.name,
 		Price: price, Priced: priced, Settings: o.settings(m.baseURL), Transcript: recs,
-		Embedder: o.embedder(m), Extracted: extracted, Reporter: rep, Now: o.now,
+		Embedder: o.embedder(m), Extracted: extracted, PDFPassword: password, Reporter: rep, Now: o.now,
 	})
 }
 

@@ -254,10 +254,11 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 		return err
 	}
 	defer pool.Close()
-	// The jobs' key comes from the worker's environment (enqueue never
-	// records it): kept off the worker's log as run keeps it off stderr.
+	// The jobs' key and PDF password come from the worker's environment
+	// (enqueue never records them): kept off the worker's log as run keeps
+	// them off stderr.
 	var keys secret.Redactor
-	keys.Set(o.getenv("OPENAI_API_KEY"))
+	keys.Set(o.getenv("OPENAI_API_KEY"), o.getenv(pdfPasswordEnv))
 	errOut := keys.Writer(o.streams.ErrOut)
 	return queue.Work(ctx, queue.WorkerConfig{
 		Pool: pool, Root: root, Concurrency: o.concurrency, Slice: o.slice, Backoff: o.backoff,

@@ -45,6 +45,7 @@ type runOptions struct {
 	model           string
 	baseURL         string
 	apiKey          string
+	pdfPassword     string
 	embedModel      string
 	embedBaseURL    string
 	quiet, verbose  bool
@@ -78,6 +79,27 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.StringVar(&o.embedBaseURL, "embed-base-url", o.envString("CREATOR_EMBED_BASE_URL", ""), "OpenAI-compatible /v1/embeddings server (env CREATOR_EMBED_BASE_URL); default: the model server")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print the model's reasoning and each tool call")
+}
+
+// pdfPasswordEnv is where the password of encrypted PDFs comes from when
+// --pdf-password is not given.
+const pdfPasswordEnv = "CREATOR_PDF_PASSWORD"
+
+// addPDFPasswordFlag adds --pdf-password to the commands that extract
+// documents. Its default stays empty, the environment being read when
+// used (givenPDFPassword), so that --help never prints the password.
+func addPDFPasswordFlag(cmd *cobra.Command, password *string) {
+	cmd.Flags().StringVar(password, "pdf-password", "", "password of encrypted PDFs that need one to open (env "+pdfPasswordEnv+"); PDFs restricted by an owner password only open without it; never written to the job")
+}
+
+// givenPDFPassword is --pdf-password (flag), else $CREATOR_PDF_PASSWORD.
+func (g *globalOptions) givenPDFPassword(flag string) string {
+	return first(flag, g.getenv(pdfPasswordEnv))
+}
+
+// documentOptions are the options documents are extracted with.
+func (o *runOptions) documentOptions() document.Options {
+	return document.Options{MaxText: o.maxText, Password: o.givenPDFPassword(o.pdfPassword)}
 }
 
 func (f *factory) envString(name, def string) string {
@@ -166,6 +188,7 @@ down for all of --retry-for) and resumable; 130 interrupted and resumable. On
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "job id (letters, digits, '.', '_', '-'); generated when not given")
 	addRunFlags(cmd, o)
+	addPDFPasswordFlag(cmd, &o.pdfPassword)
 	return cmd
 }
 
@@ -199,14 +222,16 @@ and exits 0.`,
 	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job to continue")
 	completeJobs(cmd, g)
 	addRunFlags(cmd, o)
+	addPDFPasswordFlag(cmd, &o.pdfPassword)
 	return cmd
 }
 
 type extractOptions struct {
 	*globalOptions
-	document string
-	output   string
-	maxText  int64
+	document    string
+	output      string
+	maxText     int64
+	pdfPassword string
 }
 
 func newExtractCmd(g *globalOptions) *cobra.Command {
@@ -230,13 +255,14 @@ line ends are joined. A summary (pages, characters, tokens) goes to stderr.`,
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
 	o.maxText = envSize(o.factory, "CREATOR_MAX_TEXT", document.DefaultMaxText)
 	cmd.Flags().Var(byteSize{&o.maxText}, "max-text", "refuse a document whose text is larger than this (e.g. 64MB; env CREATOR_MAX_TEXT)")
+	addPDFPasswordFlag(cmd, &o.pdfPassword)
 	return cmd
 }
 
 func runExtract(o *extractOptions) error {
 	// The token table loads while the document is read.
 	go tokens.Default()
-	doc, err := document.Extract(o.document, document.Options{MaxText: o.maxText})
+	doc, err := document.Extract(o.document, document.Options{MaxText: o.maxText, Password: o.givenPDFPassword(o.pdfPassword)})
 	if err != nil {
 		return err
 	}

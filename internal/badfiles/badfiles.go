@@ -31,7 +31,7 @@ func Files() []File {
 		{Name: "truncated.pdf", Data: good[:len(good)/2], Refused: true, Error: "not a readable PDF"},
 		{Name: "empty.pdf", Data: nil, Refused: true, Error: "is empty"},
 		{Name: "random-bytes.pdf", Data: randomBytes(16 << 10), Refused: true, Error: "is named .pdf but is not a PDF"},
-		{Name: "encrypted.pdf", Data: encrypted(), Refused: true, Error: "encrypted and needs a password"},
+		{Name: "encrypted.pdf", Data: encrypted(), Refused: true, Error: "this PDF needs a password: give it with --pdf-password"},
 		{Name: "no-text-layer.pdf", Data: noTextLayer(), Refused: true, Error: "no text layer"},
 		{Name: "nested-objects.pdf", Data: nestedObjects(50_000), Refused: true, Error: "the PDF is damaged and cannot be read"},
 		{Name: "nested-content.pdf", Data: nestedContent(50_000)},

@@ -113,7 +113,7 @@ func (f *fakeRunner) Start(ctx context.Context, id, path string, _ *document.Cac
 }
 
 func (f *fakeRunner) Check(path string) (*document.Cache, error) {
-	return jobrun.CheckDocuments([]string{path}, 0)
+	return jobrun.CheckDocuments([]string{path}, document.Options{})
 }
 
 func (f *fakeRunner) Resume(ctx context.Context, id string, rep jobrun.Reporter) (jobrun.Outcome, error) {

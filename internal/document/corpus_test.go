@@ -94,10 +94,11 @@ func TestPDFWordF1(t *testing.T) {
 			}
 			defer f.Close()
 			fi, _ := f.Stat()
-			pages, _, err := readPDF(f, fi.Size(), Options{}.workers())
+			read, err := readPDF(f, fi.Size(), Options{}.workers(), "")
 			if err != nil {
 				t.Fatal(err)
 			}
+			pages := read.lines
 			running, _ := removeRunningLines(pages)
 			dehyphenate(pages)
 			var got strings.Builder

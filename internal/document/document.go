@@ -76,6 +76,10 @@ type Options struct {
 	// Workers is how many pages of a PDF are read at once; 0 means one per
 	// CPU (GOMAXPROCS). The text does not depend on it.
 	Workers int
+	// Password opens an encrypted PDF that needs one (the user or the
+	// owner password). A PDF restricted by an owner password only opens
+	// without it, as in every reader.
+	Password string
 }
 
 func (o Options) maxBytes() int64 {
@@ -154,7 +158,7 @@ func Extract(path string, opts Options) (*Document, error) {
 	var doc *Document
 	switch format {
 	case FormatPDF:
-		doc, err = extractPDF(f, fi.Size(), opts.workers())
+		doc, err = extractPDF(f, fi.Size(), opts.workers(), opts.Password)
 	default:
 		data, rerr := io.ReadAll(io.NewSectionReader(f, 0, fi.Size()))
 		if rerr != nil {
@@ -321,14 +325,17 @@ func finish(pages [][]string) []Page {
 	return out
 }
 
-func extractPDF(r io.ReaderAt, size int64, workers int) (*Document, error) {
-	pages, unmapped, err := readPDF(r, size, workers)
+func extractPDF(r io.ReaderAt, size int64, workers int, password string) (*Document, error) {
+	read, err := readPDF(r, size, workers, password)
 	if err != nil {
 		return nil, err
 	}
-	doc := &Document{Paged: true, Pages: finish(pages)}
-	if unmapped > 0 {
-		doc.Notes = append(doc.Notes, fmt.Sprintf("%s glyphs use fonts without a Unicode map and could not be turned into text", humanize.Int(unmapped)))
+	doc := &Document{Paged: true, Pages: finish(read.lines)}
+	if read.unmapped > 0 {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("%s glyphs use fonts without a Unicode map and could not be turned into text", humanize.Int(read.unmapped)))
+	}
+	if read.unreadable > 0 {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("the content of %s could not be read: the PDF is damaged", humanize.Plural(read.unreadable, "page")))
 	}
 	return doc, nil
 }

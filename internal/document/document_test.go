@@ -136,7 +136,7 @@ func TestBadInput(t *testing.T) {
 		{"empty.pdf", nil, Options{}, "is empty"},
 		{"random.pdf", bytes.Repeat([]byte{0x13, 0x37, 0xde, 0xad}, 500), Options{}, "is named .pdf but is not a PDF"},
 		{"truncated.pdf", sample[:len(sample)/2], Options{}, "PDF"},
-		{"encrypted.pdf", (&pdfwrite.Document{Encrypted: true, Pages: []pdfwrite.Page{{Texts: []pdfwrite.Text{{X: 72, Y: 700, Size: 12, S: "Secret"}}}}}).Bytes(), Options{}, "encrypted"},
+		{"encrypted.pdf", (&pdfwrite.Document{Encrypted: true, Pages: []pdfwrite.Page{{Texts: []pdfwrite.Text{{X: 72, Y: 700, Size: 12, S: "Secret"}}}}}).Bytes(), Options{}, "this PDF needs a password"},
 		{"scan.pdf", (&pdfwrite.Document{Pages: []pdfwrite.Page{{Image: true}, {Image: true}}}).Bytes(), Options{}, "no text layer — is it scanned?"},
 		{"nounicode.pdf", (&pdfwrite.Document{Pages: []pdfwrite.Page{{Texts: []pdfwrite.Text{{X: 72, Y: 700, Size: 12, Font: pdfwrite.NoUnicode, S: "Invisible words"}}}}}).Bytes(), Options{}, "fonts without a Unicode map"},
 		{"big.txt", bytes.Repeat([]byte("a"), 2000), Options{MaxBytes: 1000}, "documents over 1.0 KB are not read"},

@@ -1,6 +1,7 @@
 package document
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,30 +12,37 @@ import (
 	"github.com/ledongthuc/pdf"
 )
 
+// pdfPages is the text of a PDF's pages.
+type pdfPages struct {
+	lines [][]string // per page
+	// unmapped counts the glyphs that could not be turned into text, and
+	// unreadable the pages whose content could not be read at all.
+	unmapped, unreadable int
+}
+
 // readPDF extracts the lines of every page, with up to workers pages read
-// at once. The PDF library panics on some malformed files; a panic becomes
-// an error, and a page whose content fails part of the way is kept with
-// what could be read of it.
-func readPDF(r io.ReaderAt, size int64, workers int) (pages [][]string, unmapped int, err error) {
+// at once; an encrypted PDF is decrypted first, with password (see
+// decryptPDF). The PDF library panics on some malformed files; a panic
+// becomes an error, and a page whose content fails part of the way is kept
+// with what could be read of it.
+func readPDF(r io.ReaderAt, size int64, workers int, password string) (out pdfPages, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			pages, err = nil, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
+			out, err = pdfPages{}, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
 		}
 	}()
-	rd, err := pdf.NewReader(r, size)
+	rd, err := openPDF(r, size, password)
 	if err != nil {
-		if errors.Is(err, pdf.ErrInvalidPassword) {
-			return nil, 0, errors.New("the PDF is encrypted and needs a password; decrypt it first (for example with qpdf --decrypt)")
-		}
-		return nil, 0, fmt.Errorf("not a readable PDF: %v", err)
+		return pdfPages{}, err
 	}
 	first := &pageWorker{objects: newObjectCache()}
 	list := pageList(first.objects, rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{}, workers)
 	if len(list) == 0 {
-		return nil, 0, errors.New("the PDF has no pages")
+		return pdfPages{}, errors.New("the PDF has no pages")
 	}
-	pages = make([][]string, len(list))
+	pages := make([][]string, len(list))
 	counts := make([]int, len(list))
+	unreadable := make([]bool, len(list))
 	failures := make([]any, len(list))
 	// The library's reader only reads once it is open, and os.File's ReadAt
 	// may be called at once from several goroutines; each worker keeps its
@@ -47,15 +55,42 @@ func readPDF(r io.ReaderAt, size int64, workers int) (pages [][]string, unmapped
 	}
 	inParallel(len(list), len(ws), func(w, i int) {
 		defer func() { failures[i] = recover() }()
-		pages[i], counts[i] = ws[w].read(list[i])
+		pages[i], counts[i], unreadable[i] = ws[w].read(list[i])
 	})
+	out.lines = pages
 	for i, v := range failures {
 		if v != nil {
-			return nil, 0, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
+			return pdfPages{}, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
 		}
-		unmapped += counts[i]
+		out.unmapped += counts[i]
+		if unreadable[i] {
+			out.unreadable++
+		}
 	}
-	return pages, unmapped, nil
+	return out, nil
+}
+
+// openPDF opens the PDF in r, decrypted when it is encrypted. A file
+// without encryption is opened once, as before there was decryption.
+func openPDF(r io.ReaderAt, size int64, password string) (*pdf.Reader, error) {
+	rd, err := pdf.NewReader(r, size)
+	switch {
+	case err == nil && rd.Trailer().Key("Encrypt").IsNull():
+		return rd, nil
+	case err != nil && !mentionsEncrypt(r, size):
+		return nil, fmt.Errorf("not a readable PDF: %v", err)
+	}
+	// Encrypted: the library may have refused its encryption, or opened
+	// it with a key it then uses wrongly (see decryptPDF).
+	plain, err := decryptPDF(r, size, password)
+	if err != nil {
+		return nil, err
+	}
+	rd, err = pdf.NewReader(bytes.NewReader(plain), int64(len(plain)))
+	if err != nil {
+		return nil, fmt.Errorf("not a readable PDF once decrypted: %v", err)
+	}
+	return rd, nil
 }
 
 // pageWorker reads pages one after another and keeps what the next page
@@ -66,13 +101,13 @@ type pageWorker struct {
 	inflated []byte
 }
 
-// read returns the lines of a page and how many of its glyphs could not be
-// turned into text.
-func (w *pageWorker) read(page pdf.Page) (lines []string, unmapped int) {
+// read returns the lines of a page, how many of its glyphs could not be
+// turned into text, and whether its content could not be read at all.
+func (w *pageWorker) read(page pdf.Page) (lines []string, unmapped int, unreadable bool) {
 	p := &pageReader{fonts: map[fontKey]*fontInfo{}, objects: w.objects, glyphs: w.glyphs[:0], inflated: w.inflated}
 	readPage(p, page)
 	w.glyphs, w.inflated = p.glyphs, p.inflated // reused: the page's text is built from them below
-	return layoutPage(p.glyphs), p.unmapped
+	return layoutPage(p.glyphs), p.unmapped, p.unreadable && len(p.glyphs) == 0
 }
 
 // maxPageTreeDepth bounds the page tree walk of damaged files.
@@ -171,7 +206,11 @@ func inParallel(n, workers int, f func(w, i int)) {
 // readPage collects the glyphs of a page; a page damaged part of the way
 // keeps what was read before the damage.
 func readPage(p *pageReader, page pdf.Page) {
-	defer func() { _ = recover() }()
+	defer func() {
+		if recover() != nil {
+			p.unreadable = true
+		}
+	}()
 	if page.V.IsNull() {
 		return
 	}

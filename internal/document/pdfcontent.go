@@ -15,8 +15,9 @@ const maxContentBytes = 64 << 20
 
 // readContent inflates a content stream, or the streams of an array, which
 // are read as one, into buf (kept for the next page). A stream that cannot
-// be read to its end ends the content there.
-func readContent(v pdf.Value, buf *[]byte) string {
+// be read to its end ends the content there; ok is false when one gave an
+// error before any of its bytes.
+func readContent(v pdf.Value, buf *[]byte) (content string, ok bool) {
 	var streams []io.Reader
 	switch v.Kind() {
 	case pdf.Stream:
@@ -29,15 +30,21 @@ func readContent(v pdf.Value, buf *[]byte) string {
 		}
 	}
 	b := bytes.NewBuffer((*buf)[:0])
+	ok = true
 	for _, s := range streams {
 		// Reaching the limit ends the content, as a stream that cannot be
 		// read to its end does.
-		if _, err := b.ReadFrom(io.LimitReader(s, int64(maxContentBytes-b.Len()))); err != nil || b.Len() >= maxContentBytes {
+		n, err := b.ReadFrom(io.LimitReader(s, int64(maxContentBytes-b.Len())))
+		if err != nil {
+			ok = n > 0
+			break
+		}
+		if b.Len() >= maxContentBytes {
 			break
 		}
 	}
 	*buf = b.Bytes()
-	return b.String()
+	return b.String(), ok
 }
 
 // operandKind is what an operand of a content stream operator is.

@@ -72,6 +72,9 @@ type pageReader struct {
 	unmapped int                   // glyphs of fonts whose codes cannot be turned into text
 	scopes   int
 	inflated []byte // the content stream read last
+	// unreadable is set when a content stream gave an error before any
+	// of its bytes: damaged, or encrypted with a key not known.
+	unreadable bool
 }
 
 // fontKey is a font resource's name in the scope of one content stream.
@@ -105,7 +108,9 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 	scope := p.scopes
 	g := textState{ctm: ctm, tm: identity, tlm: identity, th: 1}
 	var stack []textState
-	lex := contentLexer{data: readContent(content, &p.inflated)}
+	data, ok := readContent(content, &p.inflated)
+	p.unreadable = p.unreadable || !ok
+	lex := contentLexer{data: data}
 	for {
 		op, ok := lex.next()
 		if !ok {

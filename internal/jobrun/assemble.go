@@ -57,7 +57,7 @@ func (r *run) assemble(counter *tokens.Counter, searcher tools.Searcher, info wo
 	extracted := cfg.Extracted
 	if extracted == nil {
 		// A resumed job extracts its documents again, within its limit.
-		extracted = document.NewCache(document.Options{MaxText: cfg.Settings.MaxText})
+		extracted = document.NewCache(document.Options{MaxText: cfg.Settings.MaxText, Password: cfg.PDFPassword})
 	}
 	docs := tools.DocumentFiles{Files: r.ws.Files, Own: r.ws.Internal, Inputs: info.Inputs, Extracted: extracted}
 	all := append(tools.WorkspaceTools(r.job.Files()), tools.PlanningTools(r.planner, stats, nil)...)

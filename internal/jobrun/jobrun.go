@@ -66,6 +66,9 @@ type Config struct {
 	// extraction takes a job's document from there when its bytes are the
 	// same. Nil (a resumed job) extracts each document anew.
 	Extracted *document.Cache
+	// PDFPassword opens the job's encrypted PDFs that need one, when
+	// Extracted is nil. It is never recorded: not a setting.
+	PDFPassword string
 	// Reporter shows the run to a person; nil shows nothing.
 	Reporter Reporter
 	// Now is the clock; nil is time.Now.
@@ -460,9 +463,10 @@ func (r *run) noteError(out agent.Outcome) {
 // the documents are then not extracted again. The error is the
 // document's own; the caller says what it means (no job was created).
 //
-// maxText is the most text a document may give (0: document.DefaultMaxText).
-func CheckDocuments(paths []string, maxText int64) (*document.Cache, error) {
-	extracted := document.NewCache(document.Options{MaxText: maxText})
+// opts are the extraction's: the most text a document may give (MaxText,
+// 0: document.DefaultMaxText) and the password of encrypted PDFs.
+func CheckDocuments(paths []string, opts document.Options) (*document.Cache, error) {
+	extracted := document.NewCache(opts)
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			continue // workspace.Create says what is wrong with it

@@ -252,7 +252,7 @@ func TestRunInterrupted(t *testing.T) {
 func TestCheckedDocumentsAreExtractedOnce(t *testing.T) {
 	t.Parallel()
 	src := filepath.Join("..", "..", "testdata", "sample", "retention-policy.pdf")
-	extracted, err := jobrun.CheckDocuments([]string{src}, 0)
+	extracted, err := jobrun.CheckDocuments([]string{src}, document.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ package pdfwrite
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/hex"
 	"fmt"
 	"strings"
 )
@@ -43,10 +44,16 @@ type Document struct {
 	Pages         []Page
 	Compress      bool
 	// Encrypted adds an /Encrypt dictionary whose password is not empty,
-	// so no reader can open the file without it.
+	// so no reader can open the file without it (the content is not
+	// encrypted: a hostile file).
 	Encrypted bool
-	Title     string
+	// RC4 encrypts the file, for real.
+	RC4   *RC4
+	Title string
 }
+
+// fileID is the first (and second) element of the trailer's /ID.
+var fileID = bytes.Repeat([]byte{1}, 16)
 
 // Bytes renders the PDF.
 func (d *Document) Bytes() []byte {
@@ -58,6 +65,11 @@ func (d *Document) Bytes() []byte {
 	add := func(s string) int {
 		objs = append(objs, s)
 		return len(objs)
+	}
+	var x *encryptor
+	encDict := ""
+	if d.RC4 != nil {
+		encDict, x = d.RC4.setup(fileID)
 	}
 	catalog := add("") // filled in below
 	pagesObj := add("")
@@ -75,13 +87,19 @@ func (d *Document) Bytes() []byte {
 	}()
 	f1 := add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 255 /Widths " + widths + " >>")
 	f2 := add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 255 /Widths " + widths + " >>")
-	cid := add("<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Unmapped /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /DW 500 >>")
+	// str is a string of the object numbered next, encrypted when the
+	// file is: every string of an encrypted file is.
+	str := func(s string) string {
+		if x == nil {
+			return literal(s)
+		}
+		return "<" + hex.EncodeToString(x.object(len(objs)+1, []byte(s))) + ">"
+	}
+	cid := add("<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Unmapped /CIDSystemInfo << /Registry " + str("Adobe") + " /Ordering " + str("Identity") + " /Supplement 0 >> /DW 500 >>")
 	f3 := add(fmt.Sprintf("<< /Type /Font /Subtype /Type0 /BaseFont /Unmapped /Encoding /Identity-H /DescendantFonts [%d 0 R] >>", cid))
 	var kids []string
 	for _, p := range d.Pages {
-		content := d.content(p)
-		stream := streamObject(content, d.Compress)
-		c := add(stream)
+		c := add(contentStream(d.content(p), d.Compress, x, len(objs)+1))
 		pg := add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] /Resources << /Font << /F1 %d 0 R /F2 %d 0 R /F3 %d 0 R >> >> /Contents %d 0 R >>",
 			pagesObj, w, h, f1, f2, f3, c))
 		kids = append(kids, fmt.Sprintf("%d 0 R", pg))
@@ -90,10 +108,13 @@ func (d *Document) Bytes() []byte {
 	objs[pagesObj-1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids))
 	info := 0
 	if d.Title != "" {
-		info = add("<< /Title " + literal(d.Title) + " /Producer (creator pdfwrite) >>")
+		info = add("<< /Title " + str(d.Title) + " /Producer " + str("creator pdfwrite") + " >>")
 	}
 	enc := 0
-	if d.Encrypted {
+	switch {
+	case d.RC4 != nil:
+		enc = add(encDict)
+	case d.Encrypted:
 		enc = add("<< /Filter /Standard /V 1 /R 2 /Length 40 /P -44 /O <" + strings.Repeat("5a", 32) + "> /U <" + strings.Repeat("a5", 32) + "> >>")
 	}
 
@@ -102,7 +123,7 @@ func (d *Document) Bytes() []byte {
 		fmt.Fprintf(&trailer, " /Info %d 0 R", info)
 	}
 	if enc > 0 {
-		fmt.Fprintf(&trailer, " /Encrypt %d 0 R /ID [<%s> <%s>]", enc, strings.Repeat("01", 16), strings.Repeat("01", 16))
+		fmt.Fprintf(&trailer, " /Encrypt %d 0 R /ID [<%x> <%x>]", enc, fileID, fileID)
 	}
 	return Objects(objs, trailer.String())
 }
@@ -172,13 +193,23 @@ func literal(s string) string {
 	return "(" + r.Replace(s) + ")"
 }
 
-func streamObject(content string, compress bool) string {
-	if !compress {
+// contentStream is the stream object, number num, of a page's content,
+// encrypted by x when it is not nil.
+func contentStream(content string, compress bool, x *encryptor, num int) string {
+	if !compress && x == nil {
+		// The line end before endstream is counted, as it always was.
 		return fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content)+1, content)
 	}
-	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
-	zw.Write([]byte(content))
-	zw.Close()
-	return fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.String())
+	data, filter := []byte(content), ""
+	if compress {
+		var z bytes.Buffer
+		zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+		zw.Write(data)
+		zw.Close()
+		data, filter = z.Bytes(), " /Filter /FlateDecode"
+	}
+	if x != nil {
+		data = x.object(num, data)
+	}
+	return fmt.Sprintf("<< /Length %d%s >>\nstream\n%s\nendstream", len(data), filter, data)
 }
