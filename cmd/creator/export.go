@@ -97,7 +97,7 @@ func runExport(o *exportOptions) error {
 		return err
 	}
 	defer job.Close()
-	src, err := export.Load(job)
+	src, err := export.ForJob(job, o.now(), versionString())
 	if err != nil {
 		return err
 	}
@@ -108,10 +108,6 @@ func runExport(o *exportOptions) error {
 			fmt.Fprintf(o.streams.ErrOut, "creator: --reviewed-only leaves out %s: %d pending, %d rejected\n",
 				humanize.Plural(left.Total, "requirement"), left.Pending, left.Rejected)
 		}
-	}
-	src.Time, src.Version = o.now(), versionString()
-	if info, err := job.Info(); err == nil && len(src.Documents) == 0 {
-		src.Documents = info.InputNames()
 	}
 	out, err := export.Render(format, src)
 	if err != nil {

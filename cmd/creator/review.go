@@ -104,7 +104,7 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 			fmt.Fprintf(o.streams.ErrOut, "creator: cannot open a browser (%v); open %s\n", err, url)
 		}
 	}
-	if err := review.Serve(ctx, ln, review.Handler(svc, review.HandlerOptions{AnyHost: !loopback, Log: o.streams.ErrOut})); err != nil {
+	if err := review.Serve(ctx, ln, review.Handler(svc, review.HandlerOptions{AnyHost: !loopback, Log: o.streams.ErrOut, Job: j.View(), Version: versionString()})); err != nil {
 		return err
 	}
 	if listing, err := svc.List(); err == nil {

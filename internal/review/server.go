@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"creator/internal/job"
 	"creator/internal/reqstore"
 )
 
@@ -29,6 +30,11 @@ type HandlerOptions struct {
 	AnyHost bool
 	// Log, when set, gets a line for each decision taken.
 	Log io.Writer
+	// Job, when set, serves the job's exports, its source documents and
+	// the sections of its requirements.
+	Job *job.View
+	// Version is creator's version, which exports name.
+	Version string
 }
 
 // Handler serves the review page and its JSON API:
@@ -37,6 +43,9 @@ type HandlerOptions struct {
 //	GET  /api/requirements                 the Listing
 //	GET  /api/requirements/{id}            a Detail
 //	POST /api/requirements/{id}/review     a Decision; answers {requirement, progress}
+//	GET  /api/sections                     each requirement's section (with Job)
+//	GET  /api/export?format=F              the job's export, a download (with Job)
+//	GET  /api/documents/{name}             a source document of the job (with Job)
 //
 // Errors are JSON objects {"error": "..."}: 400 for a bad request (nothing
 // is changed), 404 for an unknown requirement, 403 for another origin.
@@ -73,9 +82,16 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 			Progress    Progress `json:"progress"`
 		}{item, progress}, err)
 	})
-	for path, allow := range map[string]string{
+	allowed := map[string]string{
 		"/api/requirements": "GET", "/api/requirements/{id}": "GET", "/api/requirements/{id}/review": "POST",
-	} {
+	}
+	if j := opts.Job; j != nil {
+		mux.HandleFunc("GET /api/sections", func(w http.ResponseWriter, r *http.Request) { serveSections(w, s, j) })
+		mux.HandleFunc("GET /api/export", func(w http.ResponseWriter, r *http.Request) { serveExport(w, r, s, j, opts.Version) })
+		mux.HandleFunc("GET /api/documents/{name}", func(w http.ResponseWriter, r *http.Request) { serveDocument(w, r, j) })
+		allowed["/api/sections"], allowed["/api/export"], allowed["/api/documents/{name}"] = "GET", "GET", "GET"
+	}
+	for path, allow := range allowed {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
 			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, allow))
