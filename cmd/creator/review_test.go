@@ -159,9 +159,14 @@ func TestReviewAddress(t *testing.T) {
 	}
 }
 
-// TestReviewInBrowser drives the page in headless Chromium: accept one
-// requirement with the keyboard, reject one with a reason, edit one,
-// reload and see the decisions; and takes the screenshot of the README.
+// TestReviewInBrowser drives the page in headless Chromium: the name asked
+// once, accept one requirement with the keyboard, reject one with a
+// reason, edit one, reload and see the decisions (and take the screenshot
+// of docs/review.md); then bulk decisions on a filtered list, hash
+// navigation, the PDF's page link, the export download, the layout at
+// phone and tablet widths, and a second reviewer in a browser context of
+// their own who meets a conflict, applies their decision again, undoes it
+// and comments.
 func TestReviewInBrowser(t *testing.T) {
 	t.Parallel()
 	browser := ""
@@ -178,14 +183,15 @@ func TestReviewInBrowser(t *testing.T) {
 	withSourceFields(t, dir, "REQ-004", "RP-4.1", map[string]string{"level": "2", "owner": "Records office"})
 	srv := startReview(t, "--workspace", filepath.Dir(dir), "--job", "web")
 
+	// Times are shown in the reader's zone: one that is not UTC.
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860), chromedp.Env("TZ=Asia/Kolkata"),
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancelCtx := chromedp.NewContext(alloc)
 	defer cancelCtx()
-	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 120*time.Second)
 	defer cancel()
 
 	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
@@ -195,10 +201,16 @@ func TestReviewInBrowser(t *testing.T) {
 	badge := func(id, status string) chromedp.Action[chromedp.Void] {
 		return chromedp.WaitVisible(css(`#list li[data-id="` + id + `"] .badge.` + status))
 	}
-	var progress, rejection, title, editedQuote, filtered, titles, sourceFields, listed4 string
+	var progress, rejection, title, editedQuote, filtered, titles, sourceFields, listed4, reviewer string
+	var askedAgain bool
 	var shot []byte
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(srv.url),
+		// The name is asked once, before the first decision.
+		chromedp.WaitVisible(css(`#who-name`)),
+		chromedp.SetValue(css(`#who-name`), "tester"),
+		chromedp.Click(css(`#who-save`)),
+		chromedp.WaitNotVisible(css(`#who`)),
 		chromedp.WaitVisible(css(`#list li[data-id="REQ-016"]`)),
 		shown("REQ-001"),
 		// a accepts and goes on to the next requirement.
@@ -220,11 +232,13 @@ func TestReviewInBrowser(t *testing.T) {
 		chromedp.SetValue(css(`#edit-priority`), "low"),
 		chromedp.Click(css(`#edit-save`)),
 		badge("REQ-003", "edited"),
-		// After a reload the decisions are there.
+		// After a reload the decisions are there, and the name is not asked again.
 		chromedp.Reload(),
 		badge("REQ-001", "accepted"),
 		badge("REQ-002", "rejected"),
 		badge("REQ-003", "edited"),
+		into(&askedAgain, chromedp.Evaluate[bool](`document.querySelector('#who').open`)),
+		into(&reviewer, chromedp.Text(css(`#reviewer-name`))),
 		into(&progress, chromedp.Text(css(`#progress-text`))),
 		chromedp.Click(css(`#list li[data-id="REQ-002"]`)),
 		shown("REQ-002"),
@@ -247,6 +261,9 @@ func TestReviewInBrowser(t *testing.T) {
 	)
 	if err != nil {
 		t.Fatalf("in the browser: %v\n%s", err, srv.stderr.String())
+	}
+	if askedAgain || reviewer != "tester" {
+		t.Errorf("after a reload: name asked again %v, reviewer %q", askedAgain, reviewer)
 	}
 	if progress != "reviewed 3 of 16 — 1 accepted, 1 edited, 1 rejected" {
 		t.Errorf("progress %q", progress)
@@ -283,6 +300,11 @@ func TestReviewInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", path)
+
+	t.Run("bulk", func(t *testing.T) { browseBulk(t, ctx, srv) })
+	t.Run("navigation", func(t *testing.T) { browseNavigation(t, ctx, srv) })
+	t.Run("layout", func(t *testing.T) { browseLayout(t, ctx) })
+	t.Run("conflict", func(t *testing.T) { browseConflict(t, ctx, srv) })
 }
 
 // withSourceFields gives requirement id of the job in dir a source id and

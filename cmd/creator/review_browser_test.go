@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+)
+
+// The parts of TestReviewInBrowser after its first round, each on the page
+// as the one before left it (one server, one browser).
+
+func shownReq(id string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](`document.querySelector('#detail .rid')?.textContent === '` + id + `' && document.querySelector('#detail mark') !== null`)
+}
+
+func listBadge(id, status string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.CSS(`#list li[data-id="` + id + `"] .badge.` + status))
+}
+
+// apiStatus is the review status and reviewer of requirement id as the API
+// gives them.
+func apiStatus(t *testing.T, srv *reviewServer, id string) (status, by string) {
+	t.Helper()
+	code, _, body := srv.get(t, "/api/requirements/"+id)
+	var d struct {
+		ReviewStatus string `json:"review_status"`
+		Review       *struct{ By string }
+	}
+	if err := json.Unmarshal(body, &d); code != 200 || err != nil {
+		t.Fatalf("%s: %d %v", id, code, err)
+	}
+	if d.Review != nil {
+		by = d.Review.By
+	}
+	return d.ReviewStatus, by
+}
+
+// browseBulk accepts every requirement the text filter shows, after the
+// confirmation.
+func browseBulk(t *testing.T, ctx context.Context, srv *reviewServer) {
+	var ids []string
+	var question string
+	err := chromedp.Do(ctx,
+		into(&ids, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#list li')].map((li) => li.dataset.id)`)),
+		chromedp.Click(chromedp.CSS(`#bulk-accept`)),
+		chromedp.WaitVisible(chromedp.CSS(`#bulk-confirm`)),
+		into(&question, chromedp.Text(chromedp.CSS(`#bulk-title`))),
+		chromedp.Click(chromedp.CSS(`#bulk-confirm`)),
+		chromedp.Poll[chromedp.Void](`[...document.querySelectorAll('#list li .badge')].every((b) => b.classList.contains('accepted'))`),
+		// Clear the filter for what follows.
+		chromedp.Evaluate[chromedp.Void](`(() => { const f = document.querySelector('#f-text'); f.value = ''; f.dispatchEvent(new Event('input')); })()`),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll('#list li').length === 16`),
+	)
+	if err != nil {
+		t.Fatalf("bulk: %v\n%s", err, srv.stderr.String())
+	}
+	if len(ids) == 0 || len(ids) == 16 || !strings.HasPrefix(question, "Accept ") {
+		t.Fatalf("bulk of %q, asked %q", ids, question)
+	}
+	for _, id := range ids {
+		if status, by := apiStatus(t, srv, id); status != "accepted" || by != "tester" {
+			t.Errorf("%s after the bulk acceptance: %s by %q", id, status, by)
+		}
+	}
+}
+
+// browseNavigation: the address names the requirement shown, the source
+// links the PDF at its page, and Export downloads the export.
+func browseNavigation(t *testing.T, ctx context.Context, srv *reviewServer) {
+	downloads := t.TempDir()
+	var hash, href, page string
+	err := chromedp.Do(ctx,
+		chromedp.Evaluate[chromedp.Void](`location.hash = '#REQ-010'`),
+		shownReq("REQ-010"),
+		chromedp.Click(chromedp.CSS(`#list li[data-id="REQ-011"]`)),
+		shownReq("REQ-011"),
+		into(&hash, chromedp.Evaluate[string](`location.hash`)),
+		into(&href, chromedp.Evaluate[string](`document.querySelector('#detail .source a.doc-link').href`)),
+		into(&page, chromedp.Text(chromedp.CSS(`#detail .source .page`))),
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior,
+				browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads})
+			return err
+		}),
+		chromedp.SetValue(chromedp.CSS(`#export-format`), "csv"),
+		chromedp.Click(chromedp.CSS(`#export-button`)),
+	)
+	if err != nil {
+		t.Fatalf("navigation: %v", err)
+	}
+	if hash != "#REQ-011" {
+		t.Errorf("selecting REQ-011 left the address at %q", hash)
+	}
+	if !regexp.MustCompile(`^page \d+$`).MatchString(page) || href != srv.url+"api/documents/retention-policy.pdf#"+strings.ReplaceAll(page, " ", "=") {
+		t.Errorf("REQ-011's source: %q, link %q", page, href)
+	}
+	file := filepath.Join(downloads, "requirements-web.csv")
+	var got []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if got, err = os.ReadFile(file); err == nil {
+			break
+		}
+	}
+	_, _, want := srv.get(t, "/api/export?format=csv")
+	if err != nil || string(got) != string(want) || !strings.Contains(string(got), "REQ-011") {
+		t.Errorf("the export download: %v, %d bytes, want %d", err, len(got), len(want))
+	}
+}
+
+// browseLayout: at the width of a phone and of a small tablet the page
+// does not scroll sideways, with a decision's changes and the edit form
+// shown, and no title in the list is cut off.
+func browseLayout(t *testing.T, ctx context.Context) {
+	for _, width := range []int64{390, 800} {
+		var fits bool
+		var wide, clipped []string
+		err := chromedp.Do(ctx,
+			chromedp.EmulateViewport(width, 900),
+			chromedp.Click(chromedp.CSS(`#list li[data-id="REQ-003"]`)),
+			shownReq("REQ-003"),
+			press('e'),
+			chromedp.WaitVisible(chromedp.CSS(`#edit-title`)),
+			into(&fits, chromedp.Evaluate[bool](`new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() =>
+				ok(document.documentElement.scrollWidth <= window.innerWidth))))`, chromedp.EvalAwaitPromise)),
+			into(&wide, chromedp.Evaluate[[]string](`[...document.querySelectorAll('body *')]
+				.filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5 && e.getClientRects().length)
+				.slice(0, 5).map((e) => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`)),
+			into(&clipped, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#list .title')]
+				.filter((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1).map((e) => e.textContent)`)),
+			chromedp.KeyEvent("\x1b"),
+		)
+		if err != nil {
+			t.Fatalf("at %d px: %v", width, err)
+		}
+		if !fits || len(wide) > 0 {
+			t.Errorf("at %d px the page scrolls sideways; wider than the window: %q", width, wide)
+		}
+		if len(clipped) > 0 {
+			t.Errorf("at %d px titles are cut off: %q", width, clipped)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 860)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// browseConflict: a second reviewer, in a browser context of their own,
+// rejects a requirement the first accepted meanwhile: the page shows what
+// changed and who changed it, and applies the rejection on the new version
+// when asked; undo takes it back; history and comments show both.
+func browseConflict(t *testing.T, ctx context.Context, srv *reviewServer) {
+	other, cancel := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
+	defer cancel()
+	var conflict, decision, afterUndo, history, historyTime, comments string
+	err := chromedp.Do(other,
+		chromedp.Navigate(srv.url+"#REQ-005"),
+		chromedp.WaitVisible(chromedp.CSS(`#who-name`)),
+		chromedp.SetValue(chromedp.CSS(`#who-name`), "bob"),
+		chromedp.Click(chromedp.CSS(`#who-save`)),
+		shownReq("REQ-005"),
+	)
+	if err == nil {
+		// Meanwhile the first reviewer accepts it.
+		err = chromedp.Do(ctx,
+			chromedp.Evaluate[chromedp.Void](`location.hash = '#REQ-005'`),
+			shownReq("REQ-005"),
+			chromedp.Click(chromedp.CSS(`#accept`)),
+			listBadge("REQ-005", "accepted"),
+		)
+	}
+	if err == nil {
+		err = chromedp.Do(other,
+			chromedp.Click(chromedp.CSS(`#reject`)),
+			chromedp.WaitVisible(chromedp.CSS(`#reject-reason`)),
+			chromedp.SendKeys(chromedp.CSS(`#reject-reason`), "Only a description"),
+			chromedp.Click(chromedp.CSS(`#reject-save`)),
+			chromedp.WaitVisible(chromedp.CSS(`#conflict`)),
+			into(&conflict, chromedp.Text(chromedp.CSS(`#conflict`))),
+			chromedp.Click(chromedp.CSS(`#conflict-reapply`)),
+			listBadge("REQ-005", "rejected"),
+			chromedp.WaitVisible(chromedp.CSS(`#detail .decision.rejected`)),
+			into(&decision, chromedp.Text(chromedp.CSS(`#detail .decision`))),
+			chromedp.Click(chromedp.CSS(`#undo`)),
+			listBadge("REQ-005", "accepted"),
+			chromedp.WaitVisible(chromedp.CSS(`#detail .decision.accepted`)),
+			into(&afterUndo, chromedp.Text(chromedp.CSS(`#detail .decision`))),
+			into(&history, chromedp.Text(chromedp.CSS(`#history`))),
+			into(&historyTime, chromedp.Text(chromedp.CSS(`#history time`))),
+			chromedp.SendKeys(chromedp.CSS(`#comment-text`), "Ask the records office"),
+			chromedp.Click(chromedp.CSS(`#comment-save`)),
+			chromedp.Poll[chromedp.Void](`document.querySelector('#comments .comment') !== null`),
+			into(&comments, chromedp.Text(chromedp.CSS(`#comments`))),
+		)
+	}
+	if err != nil {
+		t.Fatalf("conflict: %v\n%s", err, srv.stderr.String())
+	}
+	if !strings.Contains(conflict, "accepted by tester") || !strings.Contains(conflict, "review_status") {
+		t.Errorf("the conflict shows %q", conflict)
+	}
+	if !strings.Contains(decision, "rejected by bob") || !strings.Contains(decision, "Only a description") {
+		t.Errorf("after applying the rejection again: %q", decision)
+	}
+	if !strings.Contains(afterUndo, "accepted by tester") {
+		t.Errorf("after the undo: %q", afterUndo)
+	}
+	if status, by := apiStatus(t, srv, "REQ-005"); status != "accepted" || by != "tester" {
+		t.Errorf("REQ-005 after the undo: %s by %q", status, by)
+	}
+	if !strings.Contains(history, "tester") || !strings.Contains(history, "bob") {
+		t.Errorf("history: %q", history)
+	}
+	// In the reader's time zone (Asia/Kolkata), named.
+	if !strings.Contains(historyTime, "GMT+5:30") {
+		t.Errorf("history time %q is not in the browser's zone", historyTime)
+	}
+	if !strings.Contains(comments, "Ask the records office") || !strings.Contains(comments, "bob") {
+		t.Errorf("comments: %q", comments)
+	}
+}
