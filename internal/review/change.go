@@ -463,7 +463,8 @@ const maxReviewer = 100
 // reviewer is who makes a change: name, or the default reviewer, one of
 // the reviewers when they are restricted.
 func (s *Service) reviewer(name string) (string, error) {
-	if name == "" {
+	given := name != ""
+	if !given {
 		name = s.cfg.Reviewer
 	}
 	if utf8.RuneCountInString(name) > maxReviewer {
@@ -473,7 +474,7 @@ func (s *Service) reviewer(name string) (string, error) {
 		return "", inputErrorf("the reviewer's name %q holds a control character", name)
 	}
 	if len(s.cfg.Reviewers) > 0 && !slices.Contains(s.cfg.Reviewers, name) {
-		if name == "" {
+		if !given {
 			return "", inputErrorf("name the reviewer in \"reviewer\": one of %s", strings.Join(s.cfg.Reviewers, ", "))
 		}
 		return "", inputErrorf("%q is not a reviewer of this review: the reviewers are %s", name, strings.Join(s.cfg.Reviewers, ", "))
