@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -72,12 +73,21 @@ func (s *Store) Get(id string) (requirement.Record, error) {
 // chunk — and written only when it passes; the id and the review stay as
 // change leaves them.
 func (s *Store) Amend(id string, change func(*requirement.Record) error) (requirement.Record, error) {
+	return s.AmendThen(id, change, nil)
+}
+
+// AmendThen is Amend with commit called once the changed record passed
+// its checks, before it is written: with the record as it was and as it
+// will be written. An error of commit leaves the record as it was; so a
+// log of changes can take each change before the record does.
+func (s *Store) AmendThen(id string, change func(*requirement.Record) error, commit func(before, after requirement.Record) error) (requirement.Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, err := s.Get(id)
 	if err != nil {
 		return rec, err
 	}
+	before := clone(rec)
 	if err := change(&rec); err != nil {
 		return rec, err
 	}
@@ -96,12 +106,29 @@ func (s *Store) Amend(id string, change func(*requirement.Record) error) (requir
 	if err := requirement.Validate(data); err != nil {
 		return rec, &CheckError{err}
 	}
+	if commit != nil {
+		if err := commit(before, checked); err != nil {
+			return rec, err
+		}
+	}
 	file, _ := fileOfID(id)
 	if _, err := s.files.WriteFile(file, data); err != nil {
 		return rec, err
 	}
 	s.index = nil // the text, and so the dedup key, may have changed
 	return checked, nil
+}
+
+// clone is a copy of r that shares nothing a change of it can reach.
+func clone(r requirement.Record) requirement.Record {
+	c := r
+	c.Frameworks, c.Citations, c.Attributes = slices.Clone(r.Frameworks), slices.Clone(r.Citations), maps.Clone(r.Attributes)
+	if r.Review != nil {
+		rv := *r.Review
+		rv.Changes = maps.Clone(rv.Changes)
+		c.Review = &rv
+	}
+	return c
 }
 
 // Passage is a citation's quote in the context of its chunk.

@@ -18,12 +18,10 @@ const (
 	blockEnd   = "<!-- end of review -->"
 )
 
-// writeValidation writes r's review into its validation.md, when it has
-// one and the file does not say it already.
+// writeValidation writes r's review into its validation.md, when the
+// file does not say it already; a requirement without a review (back to
+// pending) loses its block.
 func (s *Service) writeValidation(r requirement.Record) error {
-	if r.Review == nil {
-		return nil
-	}
 	file, ok := reqstore.FileOf(r.ID, "validation.md")
 	if !ok {
 		return fmt.Errorf("%q is not a requirement id", r.ID)
@@ -32,7 +30,14 @@ func (s *Service) writeValidation(r requirement.Record) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	next := withBlock(string(old), validationBlock(r))
+	if r.Review == nil && err != nil {
+		return nil // nothing to take back
+	}
+	block := ""
+	if r.Review != nil {
+		block = validationBlock(r)
+	}
+	next := withBlock(string(old), block)
 	if next == string(old) {
 		return nil
 	}
@@ -46,11 +51,14 @@ func withBlock(doc, block string) string {
 	if i := strings.Index(doc, blockStart); i >= 0 {
 		if j := strings.Index(doc[i:], blockEnd); j >= 0 {
 			rest := strings.TrimPrefix(doc[i+j+len(blockEnd):], "\n")
+			if block == "" {
+				rest = strings.TrimPrefix(rest, "\n") // the blank line withBlock put after it
+			}
 			return doc[:i] + block + rest
 		}
 	}
-	if doc == "" {
-		return block
+	if doc == "" || block == "" {
+		return block + doc
 	}
 	return block + "\n" + doc
 }

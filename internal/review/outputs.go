@@ -1,0 +1,70 @@
+package review
+
+import (
+	"fmt"
+	"time"
+
+	"creator/internal/reviewlog"
+)
+
+// outputsChanged notes that the output files no longer show every
+// decision, and writes them again: at once without OutputDelay, else once
+// decisions pause for OutputDelay. Writing them takes a while on a large
+// job (every output file), a decision only its record and log line; the
+// records stay the truth, and Sync rebuilds the files from them after a
+// kill. s.mu is held.
+func (s *Service) outputsChanged() error {
+	s.stale = true
+	if s.cfg.OutputDelay <= 0 {
+		return s.writeOutputs()
+	}
+	if s.timer == nil {
+		s.timer = time.AfterFunc(s.cfg.OutputDelay, s.flushQuiet)
+	} else {
+		s.timer.Reset(s.cfg.OutputDelay)
+	}
+	return nil
+}
+
+// writeOutputs writes the output files again when they are stale; s.mu is
+// held.
+func (s *Service) writeOutputs() error {
+	if !s.stale {
+		return nil
+	}
+	if _, _, err := s.refreshOutput(); err != nil {
+		return err
+	}
+	s.stale = false
+	return nil
+}
+
+// Flush writes the output files now when decisions since they were last
+// written are not in them yet; the review calls it as it stops.
+func (s *Service) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	return s.writeOutputs()
+}
+
+// OutputsPending reports whether decisions wait to be written into the
+// output files.
+func (s *Service) OutputsPending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stale
+}
+
+// flushQuiet is the timer's work: the output files written once
+// decisions paused. An error is logged; the next decision, Flush or Sync
+// tries again.
+func (s *Service) flushQuiet() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writeOutputs(); err != nil && s.cfg.Log != nil {
+		fmt.Fprintf(s.cfg.Log, "creator: cannot write the output files after the decisions (they are in the records and %s; the next review or Ctrl-C writes them): %v\n", reviewlog.DecisionsFile, err)
+	}
+}
