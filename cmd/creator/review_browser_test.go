@@ -46,6 +46,8 @@ func apiStatus(t *testing.T, srv *reviewServer, id string) (status, by string) {
 // browseBulk accepts every requirement the text filter shows, after the
 // confirmation.
 func browseBulk(t *testing.T, ctx context.Context, srv *reviewServer) {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
 	var ids []string
 	var question string
 	err := chromedp.Do(ctx,
@@ -75,6 +77,8 @@ func browseBulk(t *testing.T, ctx context.Context, srv *reviewServer) {
 // browseNavigation: the address names the requirement shown, the source
 // links the PDF at its page, and Export downloads the export.
 func browseNavigation(t *testing.T, ctx context.Context, srv *reviewServer) {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
 	downloads := t.TempDir()
 	var hash, href, page string
 	err := chromedp.Do(ctx,
@@ -119,29 +123,36 @@ func browseNavigation(t *testing.T, ctx context.Context, srv *reviewServer) {
 // does not scroll sideways, with a decision's changes and the edit form
 // shown, and no title in the list is cut off.
 func browseLayout(t *testing.T, ctx context.Context) {
+	fits := func(dst *[]string) chromedp.Action[chromedp.Void] {
+		// After two frames the page is laid out at the new width.
+		return into(dst, chromedp.Evaluate[[]string](`new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok(
+			document.documentElement.scrollWidth <= window.innerWidth ? [] :
+			[...document.querySelectorAll('body *')]
+				.filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5 && e.getClientRects().length)
+				.slice(0, 5).map((e) => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))
+				.concat(['scrollWidth ' + document.documentElement.scrollWidth])))))`, chromedp.EvalAwaitPromise))
+	}
 	for _, width := range []int64{390, 800} {
-		var fits bool
-		var wide, clipped []string
+		var wide, wideEditing, clipped []string
+		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
 		err := chromedp.Do(ctx,
 			chromedp.EmulateViewport(width, 900),
-			chromedp.Click(chromedp.CSS(`#list li[data-id="REQ-003"]`)),
+			chromedp.Evaluate[chromedp.Void](`location.hash = '#REQ-003'`),
 			shownReq("REQ-003"),
-			press('e'),
-			chromedp.WaitVisible(chromedp.CSS(`#edit-title`)),
-			into(&fits, chromedp.Evaluate[bool](`new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() =>
-				ok(document.documentElement.scrollWidth <= window.innerWidth))))`, chromedp.EvalAwaitPromise)),
-			into(&wide, chromedp.Evaluate[[]string](`[...document.querySelectorAll('body *')]
-				.filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5 && e.getClientRects().length)
-				.slice(0, 5).map((e) => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`)),
+			fits(&wide),
 			into(&clipped, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#list .title')]
 				.filter((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1).map((e) => e.textContent)`)),
+			press('e'),
+			chromedp.WaitVisible(chromedp.CSS(`#edit-title`)),
+			fits(&wideEditing),
 			chromedp.KeyEvent("\x1b"),
 		)
 		if err != nil {
 			t.Fatalf("at %d px: %v", width, err)
 		}
-		if !fits || len(wide) > 0 {
-			t.Errorf("at %d px the page scrolls sideways; wider than the window: %q", width, wide)
+		if len(wide) > 0 || len(wideEditing) > 0 {
+			t.Errorf("at %d px the page scrolls sideways; wider than the window: %q, with the edit form %q", width, wide, wideEditing)
 		}
 		if len(clipped) > 0 {
 			t.Errorf("at %d px titles are cut off: %q", width, clipped)
@@ -157,8 +168,10 @@ func browseLayout(t *testing.T, ctx context.Context) {
 // changed and who changed it, and applies the rejection on the new version
 // when asked; undo takes it back; history and comments show both.
 func browseConflict(t *testing.T, ctx context.Context, srv *reviewServer) {
-	other, cancel := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
+	ctx, cancel := context.WithTimeout(ctx, 40*time.Second)
 	defer cancel()
+	other, cancelOther := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
+	defer cancelOther()
 	var conflict, decision, afterUndo, history, historyTime, comments string
 	err := chromedp.Do(other,
 		chromedp.Navigate(srv.url+"#REQ-005"),
@@ -224,5 +237,55 @@ func browseConflict(t *testing.T, ctx context.Context, srv *reviewServer) {
 	}
 	if !strings.Contains(comments, "Ask the records office") || !strings.Contains(comments, "bob") {
 		t.Errorf("comments: %q", comments)
+	}
+}
+
+// browseWithToken serves the job again with a token for alice: the page
+// opened at the address with the token takes it out of the address, keeps
+// it, sends it with every request, asks no name (the token names alice)
+// and records alice's decisions.
+func browseWithToken(t *testing.T, ctx context.Context, srv *reviewServer, root string) {
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("the review stopped with exit %d", code)
+	}
+	withToken := startReview(t, "--workspace", root, "--job", "web", "--allow-remote", "--reviewers", "alice")
+	address, _, _ := strings.Cut(withToken.url, " ")
+	base, _, found := strings.Cut(address, "#token=")
+	if !found {
+		t.Fatalf("the review printed %q, no address with a token", withToken.url)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	third, cancelThird := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
+	defer cancelThird()
+	var href, reviewer, decision string
+	var asked, canChange bool
+	err := chromedp.Do(third,
+		chromedp.Navigate(address),
+		shownReq("REQ-001"),
+		into(&href, chromedp.Evaluate[string](`location.href`)),
+		into(&asked, chromedp.Evaluate[bool](`document.querySelector('#who').open`)),
+		into(&reviewer, chromedp.Text(chromedp.CSS(`#reviewer-name`))),
+		into(&canChange, chromedp.Evaluate[bool](`document.querySelector('#reviewer-change') !== null`)),
+		// Opened again without the token in the address, the page still has it.
+		chromedp.Navigate(base+"#REQ-007"),
+		shownReq("REQ-007"),
+		chromedp.Click(chromedp.CSS(`#reject`)),
+		chromedp.WaitVisible(chromedp.CSS(`#reject-reason`)),
+		chromedp.SendKeys(chromedp.CSS(`#reject-reason`), "Out of scope"),
+		chromedp.Click(chromedp.CSS(`#reject-save`)),
+		listBadge("REQ-007", "rejected"),
+		chromedp.Click(chromedp.CSS(`#list li[data-id="REQ-007"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#detail .decision.rejected`)),
+		into(&decision, chromedp.Text(chromedp.CSS(`#detail .decision`))),
+	)
+	if err != nil {
+		t.Fatalf("with a token: %v\n%s", err, withToken.stderr.String())
+	}
+	if strings.Contains(href, "token") || asked || reviewer != "alice" || canChange {
+		t.Errorf("opened with the token: address %q, name asked %v, reviewer %q, can change it %v", href, asked, reviewer, canChange)
+	}
+	if !strings.Contains(decision, "rejected by alice") {
+		t.Errorf("REQ-007: %q", decision)
 	}
 }

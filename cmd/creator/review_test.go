@@ -166,7 +166,7 @@ func TestReviewAddress(t *testing.T) {
 // navigation, the PDF's page link, the export download, the layout at
 // phone and tablet widths, and a second reviewer in a browser context of
 // their own who meets a conflict, applies their decision again, undoes it
-// and comments.
+// and comments; last, the review served with a reviewer's token.
 func TestReviewInBrowser(t *testing.T) {
 	t.Parallel()
 	browser := ""
@@ -305,6 +305,7 @@ func TestReviewInBrowser(t *testing.T) {
 	t.Run("navigation", func(t *testing.T) { browseNavigation(t, ctx, srv) })
 	t.Run("layout", func(t *testing.T) { browseLayout(t, ctx) })
 	t.Run("conflict", func(t *testing.T) { browseConflict(t, ctx, srv) })
+	t.Run("token", func(t *testing.T) { browseWithToken(t, ctx, srv, filepath.Dir(dir)) })
 }
 
 // withSourceFields gives requirement id of the job in dir a source id and
