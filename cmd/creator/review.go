@@ -36,7 +36,9 @@ review status or text. Accept it, reject it with a reason, or edit its title,
 text, type, category or priority (the quote cannot be edited: it must stand
 verbatim in the source, and every decision checks it again).
 
-Keys: a accept, r reject, e edit, j/k next/previous, n next pending, / search.
+Keys: a accept, r reject, e edit, u undo, j/k next/previous, n next pending,
+/ search. The page also downloads the export (CSV, Excel, Markdown, ReqIF,
+JSON) and opens the source documents, a PDF at the cited page.
 
 Each decision is written at once, atomically, into the requirement's
 requirements/req_NNN/final.json ("review": status, note, by, at and the
