@@ -301,9 +301,7 @@ func (s *Service) change(id, action, who, at string, edit func(*requirement.Reco
 		return Item{}, err
 	}
 	s.history.add(entry)
-	if err := s.writeValidation(rec); err != nil {
-		return Item{}, err
-	}
+	s.staleValidation[id] = true
 	if s.statuses != nil {
 		if _, ok := s.statuses[id]; ok {
 			s.statuses[id] = rec.ReviewStatus()

@@ -62,10 +62,12 @@ type Service struct {
 	// statuses are the review statuses of the requirements under review,
 	// by id, for the progress; nil until needed.
 	statuses map[string]string
-	// stale says the output files do not show every decision yet; timer
-	// writes them once decisions pause.
-	stale bool
-	timer *time.Timer
+	// stale says the output files do not show every decision yet, and
+	// staleValidation names the requirements whose validation.md does not;
+	// timer writes them once decisions pause.
+	stale           bool
+	staleValidation map[string]bool
+	timer           *time.Timer
 }
 
 // New returns the review of the job cfg names.
@@ -73,7 +75,7 @@ func New(cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{cfg: cfg}
+	return &Service{cfg: cfg, staleValidation: map[string]bool{}}
 }
 
 // Item is a requirement as the review lists it.
@@ -264,7 +266,9 @@ func (s *Service) Sync() error {
 			}
 		}
 	}
-	_, _, err = s.refreshOutput()
-	s.stale = false
-	return err
+	if _, _, err = s.refreshOutput(); err != nil {
+		return err
+	}
+	s.stale, s.staleValidation = false, map[string]bool{}
+	return nil
 }
