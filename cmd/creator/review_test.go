@@ -463,3 +463,96 @@ func TestReviewSurvivesKills(t *testing.T) {
 		}
 	}
 }
+
+// send posts a JSON body to a path of the review with the headers given
+// as name, value pairs, and returns the status and the answer.
+func (s *reviewServer) send(t *testing.T, method, path, body string, headers ...string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var v map[string]any
+	json.NewDecoder(res.Body).Decode(&v)
+	return res.StatusCode, v
+}
+
+// The review's log: reviewers named in each change, undo, and the audit
+// export of every change.
+func TestReviewLogAndAuditExport(t *testing.T) {
+	t.Parallel()
+	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "audit")
+	root := filepath.Dir(dir)
+	srv := startReview(t, "--workspace", root, "--job", "audit", "--reviewers", "alice,bob")
+	for _, c := range []struct {
+		path, body string
+		status     int
+	}{
+		{"api/requirements/REQ-001/review", `{"decision": "accepted", "reviewer": "alice"}`, 200},
+		{"api/requirements/REQ-002/review", `{"decision": "rejected", "note": "=HYPERLINK(\"http://x\")", "reviewer": "bob"}`, 200},
+		{"api/requirements/REQ-002/undo", `{"reviewer": "alice"}`, 200},
+		{"api/requirements/REQ-003/review", `{"decision": "accepted", "reviewer": "mallory"}`, 400},
+		{"api/requirements/REQ-003/review", `{"decision": "accepted"}`, 400}, // $USER is not among them
+		{"api/review/bulk", `{"ids": ["REQ-003", "REQ-004"], "decision": "accepted", "reviewer": "bob"}`, 200},
+	} {
+		if status, v := srv.send(t, "POST", c.path, c.body); status != c.status {
+			t.Errorf("%s %s: %d %v", c.path, c.body, status, v)
+		}
+	}
+	if srv.stop(t) != 0 {
+		t.Fatal(srv.stderr.String())
+	}
+	code, out, stderr := cli(t, "export", "--workspace", root, "--job", "audit", "--format", "audit-json")
+	var entries []map[string]any
+	if err := json.Unmarshal([]byte(out), &entries); code != 0 || err != nil || len(entries) != 5 {
+		t.Fatalf("audit-json: exit %d %v %s %s", code, err, out, stderr)
+	}
+	if entries[1]["reviewer"] != "bob" || entries[2]["action"] != "undo" || entries[2]["undoes"] != 2.0 || entries[4]["action"] != "bulk" {
+		t.Errorf("audit-json %v", entries)
+	}
+	file := filepath.Join(t.TempDir(), "log.csv")
+	if code, _, stderr := cli(t, "export", "--workspace", root, "--job", "audit", "--format", "audit-csv", "-o", file); code != 0 || !strings.Contains(stderr, "wrote 5 changes") {
+		t.Fatalf("audit-csv: exit %d %s", code, stderr)
+	}
+	data, _ := os.ReadFile(file)
+	if !strings.HasPrefix(string(data), "seq,time,reviewer,requirement,action,from,to,changes,note,version,undoes\n") ||
+		!strings.Contains(string(data), `,rejected,,"'=HYPERLINK(""http://x"")",1,`) {
+		t.Errorf("audit-csv:\n%s", data)
+	}
+	if code, _, stderr := cli(t, "export", "--workspace", root, "--job", "audit", "--format", "audit-csv", "--reviewed-only"); code != exitUsage {
+		t.Errorf("audit with --reviewed-only: exit %d %s", code, stderr)
+	}
+}
+
+// With --allow-remote each reviewer gets a token, printed with the
+// address; the API answers only to a token.
+func TestReviewTokens(t *testing.T) {
+	t.Parallel()
+	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "tokens")
+	srv := startReview(t, "--workspace", filepath.Dir(dir), "--job", "tokens", "--allow-remote", "--reviewers", "alice,bob")
+	// The first line names alice: http://ADDR/#token=TOKEN  (alice)
+	base, rest, ok := strings.Cut(srv.url, "#token=")
+	token, name, _ := strings.Cut(rest, "  ")
+	if !ok || name != "(alice)" || len(token) < 32 {
+		t.Fatalf("address line %q", srv.url)
+	}
+	srv.url = base
+	if status, v := srv.send(t, "GET", "api/requirements", ""); status != 401 {
+		t.Errorf("without a token: %d %v", status, v)
+	}
+	if status, v := srv.send(t, "GET", "api/session", "", "Authorization", "Bearer "+token); status != 200 || v["reviewer"] != "alice" || v["auth"] != true {
+		t.Errorf("session: %d %v", status, v)
+	}
+	if status, v := srv.send(t, "POST", "api/requirements/REQ-001/review", `{"decision": "accepted", "reviewer": "bob"}`, "Authorization", "Bearer "+token); status != 403 {
+		t.Errorf("alice as bob: %d %v", status, v)
+	}
+	if status, v := srv.send(t, "POST", "api/requirements/REQ-001/review", `{"decision": "accepted"}`, "Authorization", "Bearer "+token); status != 200 {
+		t.Errorf("alice: %d %v", status, v)
+	}
+}
