@@ -25,6 +25,7 @@ import (
 
 	"creator/internal/atomicfile"
 	"creator/internal/requirement"
+	"creator/internal/reviewlog"
 )
 
 var reviewScreenshot = flag.String("review-screenshot", "", "write the review page's screenshot to this file (make screenshot)")
@@ -344,9 +345,11 @@ func press(r rune) chromedp.Action[chromedp.Void] {
 }
 
 // TestReviewSurvivesKills sends decisions to `creator review` processes
-// and kills each with SIGKILL at a random moment: every decision the API
-// confirmed is in its record and validation.md, and the output files agree
-// with the records once the review is started again.
+// and kills each with SIGKILL at a random moment (some after the output
+// files were written once decisions paused): every decision the API
+// confirmed is in its record, validation.md and the log, the log agrees
+// with the records, and the output files agree with the records once the
+// review is started again.
 func TestReviewSurvivesKills(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -377,10 +380,12 @@ func TestReviewSurvivesKills(t *testing.T) {
 	// one confirmed ("" before any), and each sent after it whose answer a
 	// kill cut off (the server may have kept it before it died).
 	mayStand := map[string][]string{}
+	confirmed := map[string][]string{} // the notes of the decisions confirmed, per requirement
 	n := 0
 	for round := 0; round < 8; round++ {
 		cmd, url := start()
-		deadline := time.Now().Add(time.Duration(rng.IntN(400)) * time.Millisecond)
+		// Up to 1.5 s: some rounds outlive a pause of the output files.
+		deadline := time.Now().Add(time.Duration(rng.IntN(1500)) * time.Millisecond)
 		killed := make(chan struct{})
 		go func() {
 			time.Sleep(time.Until(deadline))
@@ -410,6 +415,10 @@ func TestReviewSurvivesKills(t *testing.T) {
 				t.Fatalf("%s: %d", id, res.StatusCode)
 			}
 			mayStand[id] = []string{note}
+			confirmed[id] = append(confirmed[id], note)
+			if rng.IntN(10) == 0 {
+				time.Sleep(1100 * time.Millisecond) // a pause: the output files are written
+			}
 		}
 		<-killed
 		cmd.Wait()
@@ -460,6 +469,41 @@ func TestReviewSurvivesKills(t *testing.T) {
 	for p := range listTree(t, dir) {
 		if atomicfile.IsTemp(filepath.Base(p)) {
 			t.Errorf("left behind: %s", p)
+		}
+	}
+
+	// The log holds every confirmed decision, numbered without a gap, and
+	// its last change of each requirement is the record's review.
+	data, err = os.ReadFile(filepath.Join(dir, "review", "decisions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := reviewlog.Parse[reviewlog.Entry]("decisions.jsonl", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := map[string][]string{}
+	last := map[string]reviewlog.Entry{}
+	for i, e := range entries {
+		if e.Seq != i+1 || e.Version != len(logged[e.Requirement])+1 {
+			t.Errorf("entry %d: seq %d, version %d after %d of %s", i+1, e.Seq, e.Version, len(logged[e.Requirement]), e.Requirement)
+		}
+		logged[e.Requirement] = append(logged[e.Requirement], e.Note)
+		last[e.Requirement] = e
+	}
+	for id, notes := range confirmed {
+		for _, note := range notes {
+			if !slices.Contains(logged[id], note) {
+				t.Errorf("%s: the confirmed %q is not in the log", id, note)
+			}
+		}
+		final, _ := os.ReadFile(filepath.Join(dir, "requirements", "req_"+strings.TrimPrefix(id, "REQ-"), "final.json"))
+		var rec requirement.Record
+		json.Unmarshal(final, &rec)
+		a, _ := json.Marshal(rec.Review)
+		b, _ := json.Marshal(last[id].After)
+		if string(a) != string(b) {
+			t.Errorf("%s: the record's review %s is not the log's last %s", id, a, b)
 		}
 	}
 }
