@@ -68,6 +68,9 @@ type Service struct {
 	stale           bool
 	staleValidation map[string]bool
 	timer           *time.Timer
+	// unwritten names the requirements whose record lacks a logged change
+	// (its write failed); the next change of one writes it first.
+	unwritten map[string]bool
 }
 
 // New returns the review of the job cfg names.
@@ -75,7 +78,7 @@ func New(cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{cfg: cfg, staleValidation: map[string]bool{}}
+	return &Service{cfg: cfg, staleValidation: map[string]bool{}, unwritten: map[string]bool{}}
 }
 
 // Item is a requirement as the review lists it.
