@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -68,6 +69,18 @@ type WriteResult struct {
 
 // WriteFile creates or replaces a file atomically, creating parent folders.
 func (s *Files) WriteFile(p string, data []byte) (WriteResult, error) {
+	return s.writeFile(p, data, atomicfile.WriteIn)
+}
+
+// ReplaceFile is WriteFile without the flush of the folder to disk after
+// the rename (atomicfile.ReplaceIn): for a file whose changes a log
+// flushed to disk before it holds, so that a power cut that undoes the
+// rename loses nothing the log cannot give back.
+func (s *Files) ReplaceFile(p string, data []byte) (WriteResult, error) {
+	return s.writeFile(p, data, atomicfile.ReplaceIn)
+}
+
+func (s *Files) writeFile(p string, data []byte, write func(*os.Root, string, io.Reader, fs.FileMode) (int64, error)) (WriteResult, error) {
 	if int64(len(data)) > s.MaxWriteBytes {
 		return WriteResult{}, fmt.Errorf("the content is %s; one write is limited to %s, so split it over several files",
 			humanize.Bytes(int64(len(data))), humanize.Bytes(s.MaxWriteBytes))
@@ -86,7 +99,7 @@ func (s *Files) WriteFile(p string, data []byte) (WriteResult, error) {
 	case err != nil:
 		return res, describe(p, err)
 	}
-	if _, err := atomicfile.WriteIn(s.root, rel, bytes.NewReader(redact(s.redactor, rel, data)), 0o644); err != nil {
+	if _, err := write(s.root, rel, bytes.NewReader(redact(s.redactor, rel, data)), 0o644); err != nil {
 		return res, describe(p, err)
 	}
 	s.changes.changed(rel)

@@ -45,6 +45,17 @@ func TestReviewExportsAndDocuments(t *testing.T) {
 			t.Errorf("export %s: Content-Disposition %q", format, cd)
 		}
 	}
+	// The review log, as 'creator export --format audit-csv' writes it.
+	for _, format := range []string{"audit-csv", "audit-json"} {
+		code, h, body := srv.get(t, "/api/export?format="+format)
+		_, want, _ := cli(t, "export", "--workspace", root, "--job", "files", "--format", format)
+		if code != 200 || string(body) != want || !strings.Contains(want, "covered by REQ-001") {
+			t.Errorf("export %s: %d %s; creator export writes %s", format, code, body, want)
+		}
+		if cd := h.Get("Content-Disposition"); cd != `attachment; filename=review-log-files.`+strings.TrimPrefix(format, "audit-") {
+			t.Errorf("export %s: Content-Disposition %q", format, cd)
+		}
+	}
 	for format, want := range map[string]string{"xlsx": "PK\x03\x04", "reqif": "<?xml"} {
 		code, h, body := srv.get(t, "/api/export?format="+format)
 		if code != 200 || !strings.HasPrefix(string(body), want) || !strings.HasPrefix(h.Get("Content-Disposition"), "attachment;") {
@@ -59,7 +70,7 @@ func TestReviewExportsAndDocuments(t *testing.T) {
 	if string(body) != want {
 		t.Errorf("reviewed_only export:\n%s\nwant\n%s", body, want)
 	}
-	for _, q := range []string{"format=pdf", "format=csv&reviewed_only=maybe"} {
+	for _, q := range []string{"format=pdf", "format=csv&reviewed_only=maybe", "format=audit-csv&reviewed_only=true"} {
 		if code, _, body := srv.get(t, "/api/export?"+q); code != 400 || !strings.Contains(string(body), `"error"`) {
 			t.Errorf("export %s: %d %s", q, code, body)
 		}

@@ -35,12 +35,23 @@ type writer struct {
 	// error it returns ends the write there, as a crash at the most
 	// delicate moment would.
 	beforeRename func(tmpName string) error
+	// folderUnsynced leaves the folder unflushed after the rename (ReplaceIn).
+	folderUnsynced bool
 }
 
 // WriteIn writes the content of r to name (slash-separated, relative to root),
 // creating parent folders. It returns the number of bytes written.
 func WriteIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
 	return writer{}.writeIn(root, name, r, perm)
+}
+
+// ReplaceIn is WriteIn without the flush of the folder after the rename:
+// the new content is on disk before it takes the name, so a crash or a
+// power cut leaves the old content or the new one, never a torn file, but
+// a power cut may undo the rename itself. It saves a flush to disk, for a
+// file whose changes a log flushed to disk before it holds, and replays.
+func ReplaceIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
+	return writer{folderUnsynced: true}.writeIn(root, name, r, perm)
 }
 
 // writeIn is the package's WriteIn, with w's hook.
@@ -71,6 +82,9 @@ func (w writer) writeIn(root *os.Root, name string, r io.Reader, perm fs.FileMod
 	if err != nil {
 		_ = root.Remove(tmp)
 		return 0, err
+	}
+	if w.folderUnsynced {
+		return n, nil
 	}
 	return n, SyncDir(root, dir)
 }

@@ -40,6 +40,16 @@ func (j *Job) WriteRequirementFile(rel string, data []byte) (workspace.WriteResu
 	return j.ws.Files.WriteFile(rel, data)
 }
 
+// ReplaceRequirementFile is WriteRequirementFile without the flush of the
+// folder after the rename (workspace.Files.ReplaceFile), for a file the
+// review's log can rebuild.
+func (j *Job) ReplaceRequirementFile(rel string, data []byte) (workspace.WriteResult, error) {
+	if err := requirementFile(rel); err != nil {
+		return workspace.WriteResult{}, err
+	}
+	return j.ws.Files.ReplaceFile(rel, data)
+}
+
 // ReadReviewFile reads a file of the review's folder (review/…), the log
 // of its decisions and comments.
 func (j *Job) ReadReviewFile(rel string) ([]byte, error) {

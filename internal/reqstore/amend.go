@@ -14,6 +14,7 @@ import (
 	"creator/internal/document"
 	"creator/internal/output"
 	"creator/internal/requirement"
+	"creator/workspace"
 )
 
 // ErrNotFound is Amend's and Get's error for an id no saved requirement has.
@@ -79,7 +80,11 @@ func (s *Store) Amend(id string, change func(*requirement.Record) error) (requir
 // AmendThen is Amend with commit called once the changed record passed
 // its checks, before it is written: with the record as it was and as it
 // will be written. An error of commit leaves the record as it was; so a
-// log of changes can take each change before the record does.
+// log of changes can take each change before the record does. With
+// commit, the record's folder is not flushed to disk after the record's
+// rename (when the files can replace a file so, replacer): the log that
+// commit flushed holds the change, and gives it back should a power cut
+// undo the rename.
 func (s *Store) AmendThen(id string, change func(*requirement.Record) error, commit func(before, after requirement.Record) error) (requirement.Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -112,11 +117,21 @@ func (s *Store) AmendThen(id string, change func(*requirement.Record) error, com
 		}
 	}
 	file, _ := fileOfID(id)
-	if _, err := s.files.WriteFile(file, data); err != nil {
+	write := s.files.WriteFile
+	if r, ok := s.files.(replacer); ok && commit != nil {
+		write = r.ReplaceFile // commit logged the change, flushed to disk
+	}
+	if _, err := write(file, data); err != nil {
 		return rec, err
 	}
 	s.index = nil // the text, and so the dedup key, may have changed
 	return checked, nil
+}
+
+// replacer is the file access that can replace a file without flushing
+// its folder to disk (workspace.Files.ReplaceFile).
+type replacer interface {
+	ReplaceFile(rel string, data []byte) (workspace.WriteResult, error)
 }
 
 // clone is a copy of r that shares nothing a change of it can reach.

@@ -216,6 +216,13 @@ func (f failingFiles) WriteFile(rel string, data []byte) (workspace.WriteResult,
 	return f.Job.WriteFile(rel, data)
 }
 
+func (f failingFiles) ReplaceFile(rel string, data []byte) (workspace.WriteResult, error) {
+	if rel == f.file {
+		return workspace.WriteResult{}, errors.New("killed")
+	}
+	return f.Job.ReplaceFile(rel, data)
+}
+
 // A change logged whose record was not written (a kill between the two)
 // is written into the record by the next start's Sync; a torn last line
 // of the log is left out.
@@ -227,11 +234,15 @@ func TestSyncWritesWhatTheLogHolds(t *testing.T) {
 	if _, _, err := cut.Decide("REQ-003", Decision{Decision: "edited", Note: "sharper", Changes: map[string]string{"title": "Keep records"}}); err == nil {
 		t.Fatal("the write of the record did not fail")
 	}
-	if rec := saved(t, job, "REQ-003"); rec.Review != nil || len(logOf(t, job)) != 1 {
-		t.Fatalf("before the restart: %+v", rec.Review)
+	// The logged change keeps its number: the next one takes the next.
+	if _, _, err := cut.Decide("REQ-001", Decision{Decision: "accepted"}); err != nil {
+		t.Fatal(err)
 	}
-	// A second change torn by a kill in the middle of its line.
-	if err := job.AppendInternal(reviewlog.DecisionsFile, []byte(`{"seq": 2, "requirement": "REQ-00`)); err != nil {
+	if rec, log := saved(t, job, "REQ-003"), logOf(t, job); rec.Review != nil || len(log) != 2 || log[1].Seq != 2 {
+		t.Fatalf("before the restart: %+v %+v", rec.Review, log)
+	}
+	// A change torn by a kill in the middle of its line.
+	if err := job.AppendInternal(reviewlog.DecisionsFile, []byte(`{"seq": 3, "requirement": "REQ-00`)); err != nil {
 		t.Fatal(err)
 	}
 	svc := newService(job)
@@ -252,9 +263,27 @@ func TestSyncWritesWhatTheLogHolds(t *testing.T) {
 	if _, _, err := svc.Decide("REQ-003", Decision{Decision: "accepted"}); err != nil {
 		t.Fatal(err)
 	}
-	if log := logOf(t, job); len(log) != 2 || log[1].Seq != 2 || log[1].From != "edited" {
+	if log := logOf(t, job); len(log) != 3 || log[2].Seq != 3 || log[2].From != "edited" {
 		t.Errorf("log after the torn line: %+v", log)
 	}
+	// A power cut may undo the renames of several records written after
+	// the log's last flush: the record lags more than one change.
+	original, _ := job.ReadInternal("requirements/req_003/final.json")
+	for _, d := range []Decision{{Decision: "rejected", Note: "no"}, {Decision: "edited", Changes: map[string]string{"priority": "low"}}} {
+		if _, _, err := svc.Decide("REQ-003", d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := job.WriteFile("requirements/req_003/final.json", original); err != nil {
+		t.Fatal(err)
+	}
+	if err := newService(job).Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if rec := saved(t, job, "REQ-003"); rec.ReviewStatus() != "edited" || rec.Priority != "low" || rec.Title != "Keep records" || rec.Review.Note != "" {
+		t.Errorf("after Sync of a record two changes behind: %+v %+v", rec, rec.Review)
+	}
+
 	// A record changed by other means than the review is left as it is.
 	store := reqstore.Open(job)
 	if _, err := store.Amend("REQ-003", func(r *requirement.Record) error { r.Review = nil; return nil }); err != nil {

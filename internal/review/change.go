@@ -275,8 +275,16 @@ func (s *Service) checkVersion(id string, version *int) error {
 // the record; undoes is the Seq of the entry an undo takes back. s.mu is
 // held.
 func (s *Service) change(id, action, who, at string, edit func(*requirement.Record) (note string, err error), undoes int) (Item, error) {
+	if s.unwritten[id] {
+		// A change logged before could not be written into the record.
+		if err := s.reconcileOne(id); err != nil {
+			return Item{}, err
+		}
+		delete(s.unwritten, id)
+	}
 	var note string
 	var entry reviewlog.Entry
+	logged := false
 	rec, err := s.cfg.Store.AmendThen(id, func(r *requirement.Record) error {
 		n, err := edit(r)
 		note = n
@@ -291,8 +299,20 @@ func (s *Service) change(id, action, who, at string, edit func(*requirement.Reco
 		if err != nil {
 			return err
 		}
-		return s.cfg.Files.AppendInternal(reviewlog.DecisionsFile, line)
+		if err := s.cfg.Files.AppendInternal(reviewlog.DecisionsFile, line); err != nil {
+			return err
+		}
+		logged = true
+		return nil
 	})
+	if logged {
+		// The log holds the change: its Seq and the version are taken,
+		// whether or not the record could be written.
+		s.history.add(entry)
+	}
+	if logged && err != nil {
+		s.unwritten[id] = true
+	}
 	if err != nil {
 		var check *reqstore.CheckError
 		if errors.As(err, &check) {
@@ -300,10 +320,7 @@ func (s *Service) change(id, action, who, at string, edit func(*requirement.Reco
 		}
 		return Item{}, err
 	}
-	s.history.add(entry)
-	if err := s.writeValidation(rec); err != nil {
-		return Item{}, err
-	}
+	s.staleValidation[id] = true
 	if s.statuses != nil {
 		if _, ok := s.statuses[id]; ok {
 			s.statuses[id] = rec.ReviewStatus()
@@ -399,37 +416,59 @@ func sameReview(a, b *requirement.Review) bool {
 	return string(x) == string(y)
 }
 
-// reconcile writes into each record the last logged change of it that a
-// kill kept from the record: the log line is written before the record,
-// so a record still as it was before its last entry lacks that entry. A
-// record that matches neither side of its last entry was changed by other
-// means and is left as it is. s.mu is held.
+// reconcile writes into each record the logged changes of it that a
+// kill or a power cut kept from the record: the log line is flushed to
+// disk before the record is written, so a record may lack its last
+// change (a kill between the two), or more (a power cut that undid the
+// renames of records written since the last flush). The record is found
+// in its log as left by its latest entry — or as found by its first — and
+// the entries after that are written into it; a record that matches no
+// entry was changed by other means and is left as it is. s.mu is held.
 func (s *Service) reconcile() error {
 	for _, id := range slices.Sorted(maps.Keys(s.history.byReq)) {
-		idx := s.history.byReq[id]
-		last := s.history.entries[idx[len(idx)-1]]
-		rec, err := s.cfg.Store.Get(id)
-		if errors.Is(err, reqstore.ErrNotFound) {
-			continue
-		}
-		if err != nil {
+		if err := s.reconcileOne(id); err != nil {
 			return err
 		}
-		if matches(rec, last, false) || !matches(rec, last, true) {
-			continue
+	}
+	return nil
+}
+
+// reconcileOne is reconcile of requirement id.
+func (s *Service) reconcileOne(id string) error {
+	entries := s.history.of(id)
+	rec, err := s.cfg.Store.Get(id)
+	if errors.Is(err, reqstore.ErrNotFound) || len(entries) == 0 {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	from := -1 // the entries from this one on are missing from the record
+	for i := len(entries) - 1; i >= 0; i-- {
+		if matches(rec, entries[i], false) {
+			from = i + 1
+			break
 		}
-		_, err = s.cfg.Store.Amend(id, func(r *requirement.Record) error {
-			for name, c := range last.Changes {
+	}
+	if from < 0 && matches(rec, entries[0], true) {
+		from = 0
+	}
+	if from < 0 || from == len(entries) {
+		return nil
+	}
+	_, err = s.cfg.Store.Amend(id, func(r *requirement.Record) error {
+		for _, e := range entries[from:] {
+			for name, c := range e.Changes {
 				if f := field(r, name); f != nil {
 					*f = c.New
 				}
 			}
-			r.Review = cloneReview(last.After)
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("%s: cannot write the change %d of %s: %w", reviewlog.DecisionsFile, last.Seq, id, err)
+			r.Review = cloneReview(e.After)
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: cannot write the changes %d to %d of %s into its record: %w", reviewlog.DecisionsFile, entries[from].Seq, entries[len(entries)-1].Seq, id, err)
 	}
 	return nil
 }

@@ -25,19 +25,23 @@ var exportTypes = map[string]string{
 	"md":     "text/markdown; charset=utf-8",
 	"reqif":  "application/xml; charset=utf-8",
 	"cypher": "text/plain; charset=utf-8",
+	// The review log.
+	"audit-json": "application/json; charset=utf-8",
+	"audit-csv":  "text/csv; charset=utf-8",
 }
 
 // serveExport answers GET /api/export?format=F[&reviewed_only=true] with
 // the job's export in format F (json when none) as a download, made as
-// 'creator export' makes it.
+// 'creator export' makes it; audit-json and audit-csv are the review log.
 func serveExport(w http.ResponseWriter, r *http.Request, s *Service, j *job.View, version string) {
 	q := r.URL.Query()
 	format := strings.ToLower(q.Get("format"))
 	if format == "" {
 		format = "json"
 	}
-	if !slices.Contains(export.Formats, format) {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("unknown format %q: use %s", format, strings.Join(export.Formats, ", ")))
+	audit := slices.Contains(export.AuditFormats, format)
+	if !slices.Contains(export.Formats, format) && !audit {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("unknown format %q: use %s", format, strings.Join(append(slices.Clone(export.Formats), export.AuditFormats...), ", ")))
 		return
 	}
 	reviewedOnly := false
@@ -49,29 +53,44 @@ func serveExport(w http.ResponseWriter, r *http.Request, s *Service, j *job.View
 		}
 		reviewedOnly = b
 	}
-	if _, from, _, err := s.Records(); err != nil {
-		respond(w, nil, err)
-		return
-	} else if from != "output" {
-		writeError(w, http.StatusConflict, fmt.Sprintf("job '%s' has no output yet: an export is made of output/requirements.json, written when the job completes or stops at a budget", j.ID))
-		return
-	}
-	src, err := export.ForJob(j, s.cfg.Now(), version)
-	if err != nil {
-		respond(w, nil, err)
-		return
-	}
-	if reviewedOnly {
-		src.Records, _ = export.Approved(src.Records)
-	}
-	data, err := export.Render(format, src)
-	if err != nil {
-		respond(w, nil, err)
-		return
+	var data []byte
+	name := "requirements-" + j.ID + "." + format
+	if audit {
+		// The log of every change, made before any output too.
+		if reviewedOnly {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("reviewed_only is for the requirements; %s is the review log, every change of every requirement", format))
+			return
+		}
+		var err error
+		if data, _, err = export.AuditOf(j, format); err != nil {
+			respond(w, nil, err)
+			return
+		}
+		name = "review-log-" + j.ID + "." + strings.TrimPrefix(format, "audit-")
+	} else {
+		if _, from, _, err := s.Records(); err != nil {
+			respond(w, nil, err)
+			return
+		} else if from != "output" {
+			writeError(w, http.StatusConflict, fmt.Sprintf("job '%s' has no output yet: an export is made of output/requirements.json, written when the job completes or stops at a budget", j.ID))
+			return
+		}
+		src, err := export.ForJob(j, s.cfg.Now(), version)
+		if err != nil {
+			respond(w, nil, err)
+			return
+		}
+		if reviewedOnly {
+			src.Records, _ = export.Approved(src.Records)
+		}
+		if data, err = export.Render(format, src); err != nil {
+			respond(w, nil, err)
+			return
+		}
 	}
 	h := w.Header()
 	h.Set("Content-Type", exportTypes[format])
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": "requirements-" + j.ID + "." + format}))
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(len(data)))
 	_, _ = w.Write(data)

@@ -41,6 +41,10 @@ func (f jobFiles) ReadInternal(rel string) ([]byte, error) {
 	return f.j.ReadRequirementFile(rel)
 }
 
+func (f jobFiles) ReplaceFile(rel string, data []byte) (workspace.WriteResult, error) {
+	return f.j.ReplaceRequirementFile(rel, data)
+}
+
 func (f jobFiles) AppendInternal(rel string, data []byte) error {
 	return f.j.AppendReviewFile(rel, data)
 }

@@ -2,17 +2,20 @@ package review
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"creator/internal/reviewlog"
 )
 
-// outputsChanged notes that the output files no longer show every
-// decision, and writes them again: at once without OutputDelay, else once
-// decisions pause for OutputDelay. Writing them takes a while on a large
-// job (every output file), a decision only its record and log line; the
-// records stay the truth, and Sync rebuilds the files from them after a
-// kill. s.mu is held.
+// outputsChanged notes that the output files and validation.md of the
+// changed requirements no longer show every decision, and writes them
+// again: at once without OutputDelay, else once decisions pause for
+// OutputDelay. Writing them takes a while on a large job (every output
+// file; a flushed write for each validation.md), a decision only its log
+// line and record; the log and the records stay the truth, and Sync
+// rebuilds the files from them after a kill. s.mu is held.
 func (s *Service) outputsChanged() error {
 	s.stale = true
 	if s.cfg.OutputDelay <= 0 {
@@ -26,9 +29,19 @@ func (s *Service) outputsChanged() error {
 	return nil
 }
 
-// writeOutputs writes the output files again when they are stale; s.mu is
-// held.
+// writeOutputs writes validation.md of the changed requirements and the
+// output files again when they are stale; s.mu is held.
 func (s *Service) writeOutputs() error {
+	for _, id := range slices.Sorted(maps.Keys(s.staleValidation)) {
+		rec, err := s.cfg.Store.Get(id)
+		if err != nil {
+			return err
+		}
+		if err := s.writeValidation(rec); err != nil {
+			return err
+		}
+		delete(s.staleValidation, id)
+	}
 	if !s.stale {
 		return nil
 	}

@@ -62,10 +62,15 @@ type Service struct {
 	// statuses are the review statuses of the requirements under review,
 	// by id, for the progress; nil until needed.
 	statuses map[string]string
-	// stale says the output files do not show every decision yet; timer
-	// writes them once decisions pause.
-	stale bool
-	timer *time.Timer
+	// stale says the output files do not show every decision yet, and
+	// staleValidation names the requirements whose validation.md does not;
+	// timer writes them once decisions pause.
+	stale           bool
+	staleValidation map[string]bool
+	timer           *time.Timer
+	// unwritten names the requirements whose record lacks a logged change
+	// (its write failed); the next change of one writes it first.
+	unwritten map[string]bool
 }
 
 // New returns the review of the job cfg names.
@@ -73,7 +78,7 @@ func New(cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{cfg: cfg}
+	return &Service{cfg: cfg, staleValidation: map[string]bool{}, unwritten: map[string]bool{}}
 }
 
 // Item is a requirement as the review lists it.
@@ -264,7 +269,9 @@ func (s *Service) Sync() error {
 			}
 		}
 	}
-	_, _, err = s.refreshOutput()
-	s.stale = false
-	return err
+	if _, _, err = s.refreshOutput(); err != nil {
+		return err
+	}
+	s.stale, s.staleValidation = false, map[string]bool{}
+	return nil
 }

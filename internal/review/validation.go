@@ -9,6 +9,7 @@ import (
 	"creator/internal/humanize"
 	"creator/internal/reqstore"
 	"creator/internal/requirement"
+	"creator/workspace"
 )
 
 // The review's part of validation.md lies between these lines, so that
@@ -41,8 +42,20 @@ func (s *Service) writeValidation(r requirement.Record) error {
 	if next == string(old) {
 		return nil
 	}
-	_, err = s.cfg.Files.WriteFile(file, []byte(next))
+	write := s.cfg.Files.WriteFile
+	if r, ok := s.cfg.Files.(replacer); ok {
+		// Whole once it has its name; a power cut that undoes the rename
+		// leaves the file before the decision, which Sync writes again.
+		write = r.ReplaceFile
+	}
+	_, err = write(file, []byte(next))
 	return err
+}
+
+// replacer is the file access that can replace a file without flushing
+// its folder to disk (workspace.Files.ReplaceFile).
+type replacer interface {
+	ReplaceFile(rel string, data []byte) (workspace.WriteResult, error)
 }
 
 // withBlock puts block in place of the review block of doc, or above the

@@ -184,8 +184,15 @@ async function load() {
     return;
   }
   $("job").textContent = "· job " + state.listing.job + (state.listing.from === "saved" ? " (no output yet: the requirements saved so far)" : "");
-  $("export-button").disabled = state.listing.from !== "output";
-  if (state.listing.from !== "output") $("export-button").title = "the job has no output to export yet";
+  // The review log can be downloaded before the job has an output; its
+  // requirements cannot.
+  const exportable = () => {
+    const ok = state.listing.from === "output" || $("export-format").value.startsWith("audit-");
+    $("export-button").disabled = !ok;
+    $("export-button").title = ok ? "download the job's requirements with their review, or the review log" : "the job has no output to export yet";
+  };
+  $("export-format").addEventListener("input", exportable);
+  exportable();
   fillFilters();
   renderProgress();
   applyFilters();
