@@ -216,7 +216,7 @@ func browseConflict(t *testing.T, ctx context.Context, srv *reviewServer) {
 	if err != nil {
 		t.Fatalf("conflict: %v\n%s", err, srv.stderr.String())
 	}
-	if !strings.Contains(conflict, "accepted by tester") || !strings.Contains(conflict, "review_status") {
+	if !regexp.MustCompile(`Now accepted by tester on [^\n]+ GMT\+5:30\.`).MatchString(conflict) || !strings.Contains(conflict, "review_status\tpending\taccepted") {
 		t.Errorf("the conflict shows %q", conflict)
 	}
 	if !strings.Contains(decision, "rejected by bob") || !strings.Contains(decision, "Only a description") {
@@ -228,7 +228,8 @@ func browseConflict(t *testing.T, ctx context.Context, srv *reviewServer) {
 	if status, by := apiStatus(t, srv, "REQ-005"); status != "accepted" || by != "tester" {
 		t.Errorf("REQ-005 after the undo: %s by %q", status, by)
 	}
-	if !strings.Contains(history, "tester") || !strings.Contains(history, "bob") {
+	if !strings.Contains(history, "tester accepted (was pending)") || !strings.Contains(history, "bob rejected (was accepted)") ||
+		!strings.Contains(history, "bob undid the last change: rejected → accepted") {
 		t.Errorf("history: %q", history)
 	}
 	// In the reader's time zone (Asia/Kolkata), named.

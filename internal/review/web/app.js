@@ -34,7 +34,7 @@ function el(tag, attrs, ...children) {
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
     else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     e.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -644,6 +644,14 @@ function undo() {
 
 // ---- history and comments --------------------------------------------------
 
+// action says what a history entry did.
+function action(e) {
+  const was = e.from !== e.to ? ` (was ${e.from})` : "";
+  if (e.action === "undo") return `undid the last change: ${e.from} → ${e.to}`;
+  if (e.action === "bulk") return `${e.to} in bulk${was}`;
+  return e.to + was;
+}
+
 function renderHistory() {
   const h = state.history;
   if (h === null) return null;
@@ -651,8 +659,7 @@ function renderHistory() {
     const changes = Object.entries(e.changes || {}).map(([k, c]) =>
       el("li", {}, el("b", {}, k), ": ", el("del", {}, c.old ?? ""), " → ", el("ins", {}, c.new ?? "")));
     return el("li", { class: "event" },
-      el("div", { class: "event-head" }, when(e.time), " ", el("b", {}, e.reviewer || "someone"), " ",
-        e.action, e.from !== e.to ? ` ${e.from} → ${e.to}` : ` (${e.to})`,
+      el("div", { class: "event-head" }, when(e.time), " ", el("b", {}, e.reviewer || "someone"), " ", action(e),
         e.version !== undefined ? el("span", { class: "version" }, " v" + e.version) : null),
       e.note ? el("div", { class: "event-note" }, e.note) : null,
       changes.length ? el("ul", { class: "event-changes" }, changes) : null);
