@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,8 +82,19 @@ func browseNavigation(t *testing.T, ctx context.Context, srv *reviewServer) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	downloads := t.TempDir()
-	var hash, href, page string
+	var hash, href, page, firstSection string
+	var byConfidence, inSection []string
 	err := chromedp.Do(ctx,
+		// Sorted by confidence, lowest first; then the first section only.
+		chromedp.SetValue(chromedp.CSS(`#f-sort`), "confidence"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('#f-sort').dispatchEvent(new Event('input'))`),
+		into(&byConfidence, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#list li')].map((li) => li.dataset.id)`)),
+		chromedp.SetValue(chromedp.CSS(`#f-sort`), "id"),
+		into(&firstSection, chromedp.Evaluate[string](`(() => { const s = document.querySelector('#f-section');
+			s.selectedIndex = 1; s.dispatchEvent(new Event('input')); return s.value; })()`)),
+		into(&inSection, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#list li')].map((li) => li.dataset.id)`)),
+		chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('#f-section');
+			s.value = ''; s.dispatchEvent(new Event('input')); })()`),
 		chromedp.Evaluate[chromedp.Void](`location.hash = '#REQ-010'`),
 		shownReq("REQ-010"),
 		chromedp.Click(chromedp.CSS(`#list li[data-id="REQ-011"]`)),
@@ -99,6 +112,40 @@ func browseNavigation(t *testing.T, ctx context.Context, srv *reviewServer) {
 	)
 	if err != nil {
 		t.Fatalf("navigation: %v", err)
+	}
+	var listing struct {
+		Requirements []struct {
+			ID         string
+			Confidence float64
+		}
+	}
+	_, _, body := srv.get(t, "/api/requirements")
+	json.Unmarshal(body, &listing)
+	sorted := slices.Clone(listing.Requirements)
+	slices.SortStableFunc(sorted, func(a, b struct {
+		ID         string
+		Confidence float64
+	}) int {
+		return cmp.Or(cmp.Compare(a.Confidence, b.Confidence), cmp.Compare(a.ID, b.ID))
+	})
+	var wantIDs []string
+	for _, r := range sorted {
+		wantIDs = append(wantIDs, r.ID)
+	}
+	if !slices.Equal(byConfidence, wantIDs) {
+		t.Errorf("sorted by confidence: %q, want %q", byConfidence, wantIDs)
+	}
+	var sections struct{ Sections map[string][]string }
+	_, _, body = srv.get(t, "/api/sections")
+	json.Unmarshal(body, &sections)
+	for _, r := range listing.Requirements {
+		in := strings.HasPrefix(strings.Join(sections.Sections[r.ID], " › ")+" › ", firstSection+" › ")
+		if in != slices.Contains(inSection, r.ID) {
+			t.Errorf("section %q: %s (in %q) is shown %v", firstSection, r.ID, sections.Sections[r.ID], !in)
+		}
+	}
+	if firstSection == "" || len(inSection) == 0 {
+		t.Errorf("the first section %q shows %q", firstSection, inSection)
 	}
 	if hash != "#REQ-011" {
 		t.Errorf("selecting REQ-011 left the address at %q", hash)
@@ -201,6 +248,17 @@ func browseConflict(t *testing.T, ctx context.Context, srv *reviewServer) {
 			listBadge("REQ-005", "rejected"),
 			chromedp.WaitVisible(chromedp.CSS(`#detail .decision.rejected`)),
 			into(&decision, chromedp.Text(chromedp.CSS(`#detail .decision`))),
+		)
+	}
+	if err == nil {
+		// The first reviewer, coming back to their page, sees it.
+		err = chromedp.Do(ctx,
+			chromedp.Evaluate[chromedp.Void](`window.dispatchEvent(new Event('focus'))`),
+			listBadge("REQ-005", "rejected"),
+		)
+	}
+	if err == nil {
+		err = chromedp.Do(other,
 			chromedp.Click(chromedp.CSS(`#undo`)),
 			listBadge("REQ-005", "accepted"),
 			chromedp.WaitVisible(chromedp.CSS(`#detail .decision.accepted`)),
@@ -259,9 +317,14 @@ func browseWithToken(t *testing.T, ctx context.Context, srv *reviewServer, root 
 	defer cancel()
 	third, cancelThird := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
 	defer cancelThird()
-	var href, reviewer, decision string
+	var href, reviewer, decision, refused string
 	var asked, canChange bool
 	err := chromedp.Do(third,
+		// Without the token the API refuses, and the page says why.
+		chromedp.Navigate(base),
+		chromedp.WaitVisible(chromedp.CSS(`#banner`)),
+		into(&refused, chromedp.Text(chromedp.CSS(`#banner`))),
+		chromedp.Navigate("about:blank"),
 		chromedp.Navigate(address),
 		shownReq("REQ-001"),
 		into(&href, chromedp.Evaluate[string](`location.href`)),
@@ -285,6 +348,9 @@ func browseWithToken(t *testing.T, ctx context.Context, srv *reviewServer, root 
 	}
 	if strings.Contains(href, "token") || asked || reviewer != "alice" || canChange {
 		t.Errorf("opened with the token: address %q, name asked %v, reviewer %q, can change it %v", href, asked, reviewer, canChange)
+	}
+	if !strings.Contains(refused, "needs its token") {
+		t.Errorf("opened without the token: %q", refused)
 	}
 	if !strings.Contains(decision, "rejected by alice") {
 		t.Errorf("REQ-007: %q", decision)

@@ -105,6 +105,13 @@ func TestReviewExportsAndDocuments(t *testing.T) {
 		t.Errorf("instructions.md: %d %s", code, body)
 	}
 
+	// The page's icon.
+	_, _, page := srv.get(t, "/")
+	if code, h, _ := srv.get(t, "/assets/favicon.svg"); code != 200 || h.Get("Content-Type") != "image/svg+xml" ||
+		!strings.Contains(string(page), `<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">`) {
+		t.Errorf("favicon: %d %q", code, h.Get("Content-Type"))
+	}
+
 	// The section of each requirement, as the Markdown export groups them.
 	code, _, body = srv.get(t, "/api/sections")
 	var sections struct{ Sections map[string][]string }

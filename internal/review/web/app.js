@@ -208,7 +208,8 @@ function hashID() {
 }
 
 window.addEventListener("hashchange", () => {
-  if (/^#token=/.test(location.hash)) { takeToken(); return; }
+  // A link with a token opened on the page already: start over with it.
+  if (/^#token=/.test(location.hash)) { takeToken(); location.reload(); return; }
   const id = hashID();
   if (state.listing && id !== state.selected && state.listing.requirements.some((r) => r.id === id)) select(id);
 });
@@ -781,6 +782,30 @@ $("export").addEventListener("submit", async (e) => {
     showError(err.message);
   }
 });
+
+// ---- others' decisions -------------------------------------------------------
+
+// refreshList takes in what other reviewers decided meanwhile when the
+// reviewer comes back to the page: the list and the progress, and the
+// requirement shown unless a form or a conflict is open on it.
+async function refreshList() {
+  if (!state.listing || document.hidden) return;
+  try {
+    const l = await api("GET", "/api/requirements");
+    state.listing.requirements = l.requirements;
+    state.listing.progress = l.progress;
+    renderProgress();
+    applyFilters();
+    if (loaded() && state.mode === "view" && !state.conflict && !state.busy) {
+      const now = l.requirements.find((r) => r.id === state.selected);
+      if (now && now.version !== state.detail.version) select(state.selected);
+    }
+  } catch (e) {
+    showError(e.message);
+  }
+}
+document.addEventListener("visibilitychange", refreshList);
+window.addEventListener("focus", refreshList);
 
 // ---- keyboard --------------------------------------------------------------
 
