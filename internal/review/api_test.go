@@ -101,7 +101,7 @@ func TestVersionsRefuseOverwrites(t *testing.T) {
 	if folderHash(t, job.Dir) != before {
 		t.Error("a refused change changed the job folder")
 	}
-	if status, _, v := call(t, srv, "POST", "/api/requirements/REQ-001/review", `{"decision": "rejected", "note": "no"}`, "If-Match", `"1"`); status != 200 || obj(obj(v)["requirement"])["version"] != 2.0 {
+	if status, h, v := call(t, srv, "POST", "/api/requirements/REQ-001/review", `{"decision": "rejected", "note": "no"}`, "If-Match", `"1"`); status != 200 || obj(obj(v)["requirement"])["version"] != 2.0 || h.Get("ETag") != `"2"` {
 		t.Errorf("If-Match 1: %d %v", status, v)
 	}
 	// Without a version a change goes through, as scripts send it.

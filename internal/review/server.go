@@ -99,7 +99,7 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 		id := r.PathValue("id")
 		item, progress, err := s.Decide(id, d)
 		logChange(opts.Log, id, item, progress, err)
-		respond(w, changed{item, progress}, err)
+		respondChanged(w, item, progress, err)
 	})
 	mux.HandleFunc("POST /api/requirements/{id}/undo", func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
@@ -120,7 +120,7 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 		id := r.PathValue("id")
 		item, progress, err := s.Undo(id, who, body.Version)
 		logChange(opts.Log, id, item, progress, err)
-		respond(w, changed{item, progress}, err)
+		respondChanged(w, item, progress, err)
 	})
 	mux.HandleFunc("GET /api/requirements/{id}/history", func(w http.ResponseWriter, r *http.Request) {
 		h, err := s.History(r.PathValue("id"))
@@ -225,6 +225,15 @@ type changed struct {
 type outputsState struct {
 	// Pending says decisions are not in the output files yet.
 	Pending bool `json:"pending"`
+}
+
+// respondChanged answers a change of one requirement, with its new
+// version as the ETag.
+func respondChanged(w http.ResponseWriter, item Item, p Progress, err error) {
+	if err == nil {
+		w.Header().Set("ETag", etag(item.Version))
+	}
+	respond(w, changed{item, p}, err)
 }
 
 func logChange(log io.Writer, id string, item Item, p Progress, err error) {
