@@ -252,10 +252,10 @@ func nonNil[T any](s []T) []T {
 func etag(version int) string { return fmt.Sprintf("%q", strconv.Itoa(version)) }
 
 // ifMatch is the version the header If-Match names ("3", W/"3" or 3);
-// nil without the header.
+// nil without the header or with *.
 func ifMatch(r *http.Request) (*int, error) {
 	h := strings.TrimSpace(r.Header.Get("If-Match"))
-	if h == "" {
+	if h == "" || h == "*" { // * is any version
 		return nil, nil
 	}
 	v, err := strconv.Atoi(strings.Trim(strings.TrimPrefix(h, "W/"), `"`))
