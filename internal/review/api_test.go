@@ -219,6 +219,13 @@ func (f failingFiles) WriteFile(rel string, data []byte) (workspace.WriteResult,
 	return f.Job.WriteFile(rel, data)
 }
 
+func (f failingFiles) PrepareFile(rel string, data []byte) (*workspace.PendingFile, error) {
+	if rel == f.file {
+		return nil, errors.New("killed")
+	}
+	return f.Job.PrepareFile(rel, data)
+}
+
 func (f failingFiles) ReplaceFile(rel string, data []byte) (workspace.WriteResult, error) {
 	if rel == f.file {
 		return workspace.WriteResult{}, errors.New("killed")
