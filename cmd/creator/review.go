@@ -40,17 +40,17 @@ Keys: a accept, r reject, e edit, u undo, j/k next/previous, n next pending,
 / search. The page also downloads the export (CSV, Excel, Markdown, ReqIF,
 JSON) and opens the source documents, a PDF at the cited page.
 
-Each decision is written at once, atomically, into the requirement's
-requirements/req_NNN/final.json ("review": status, note, by, at and the
-changed fields with their extracted values) and its validation.md, and the
-job's output files are brought up to date, so a kill loses nothing and 'cat'
-shows every decision. 'creator export', 'publish' and 'status' carry the
-review status; 'export --reviewed-only' exports the accepted requirements.
-
-Every change is logged in review/decisions.jsonl (who, when, what changed,
-the version it made); a change can be undone, and comments go to
-review/comments.jsonl. The output files are written again once decisions
-pause for a second, and when the review stops.
+Each decision is logged in review/decisions.jsonl (who, when, the status
+before and after, the fields changed, the version it made) and written at
+once, atomically, into the requirement's requirements/req_NNN/final.json
+("review": status, note, by, at and the changed fields with their extracted
+values), so a kill loses nothing. A decision can be undone, a requirement
+set back to pending; comments go to review/comments.jsonl. Its validation.md
+(where 'cat' shows the decision) and the job's output files are written
+again once decisions pause for a second, and when the review stops.
+'creator export', 'publish' and 'status' carry the review status; 'export
+--reviewed-only' exports the accepted requirements, 'export --format
+audit-csv' the log.
 
 The page uses a JSON API (docs/review.md): GET /api/requirements,
 GET /api/requirements/{id}, POST /api/requirements/{id}/review, …/undo,

@@ -54,6 +54,57 @@ func ReplaceIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64
 	return writer{folderUnsynced: true}.writeIn(root, name, r, perm)
 }
 
+// Pending is a file written in full under a temporary name next to its
+// target and flushed to disk, waiting to replace the target (Commit) or to
+// be dropped (Abort).
+type Pending struct {
+	root      *os.Root
+	tmp, name string
+}
+
+// PrepareIn is the first half of ReplaceIn: the content of r written
+// under a temporary name next to name and flushed to disk; Commit renames
+// it over name. Between the two the caller can flush something that must
+// be on disk before the file takes its name (a log line), the two flushes
+// waiting together.
+func PrepareIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (*Pending, error) {
+	dir := path.Dir(name)
+	if dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	tmp, f, err := createTemp(root, dir, path.Base(name), perm)
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.Copy(f, r)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = root.Remove(tmp)
+		return nil, err
+	}
+	return &Pending{root: root, tmp: tmp, name: name}, nil
+}
+
+// Commit renames the file over its target, without flushing the folder
+// (as ReplaceIn).
+func (p *Pending) Commit() error {
+	if err := p.root.Rename(p.tmp, p.name); err != nil {
+		_ = p.root.Remove(p.tmp)
+		return err
+	}
+	return nil
+}
+
+// Abort drops the file; the target stays as it is.
+func (p *Pending) Abort() { _ = p.root.Remove(p.tmp) }
+
 // writeIn is the package's WriteIn, with w's hook.
 func (w writer) writeIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
 	dir := path.Dir(name)

@@ -104,6 +104,43 @@ func TestReplaceInKeepsTheContentWhole(t *testing.T) {
 	assertNoTemps(t, filepath.Join(dir, "r"))
 }
 
+// A prepared file leaves the target as it is until its commit; an abort
+// leaves nothing behind.
+func TestPrepareInCommitsOrAborts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if _, err := WriteIn(root, "f.json", strings.NewReader("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := PrepareIn(root, "f.json", strings.NewReader("dropped"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := root.ReadFile("f.json"); string(got) != "old" {
+		t.Errorf("before the commit: %q", got)
+	}
+	p.Abort()
+	assertNoTemps(t, dir)
+	if p, err = PrepareIn(root, "f.json", strings.NewReader("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := root.ReadFile(p.tmp); err != nil || string(data) != "new" {
+		t.Errorf("the prepared file: %q %v", data, err)
+	}
+	if err := p.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := root.ReadFile("f.json"); string(got) != "new" {
+		t.Errorf("after the commit: %q", got)
+	}
+	assertNoTemps(t, dir)
+}
+
 const writerEnv = "ATOMICFILE_TEST_WRITER"
 
 // TestMain lets the test binary act as a writer process that the kill test

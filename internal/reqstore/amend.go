@@ -80,11 +80,7 @@ func (s *Store) Amend(id string, change func(*requirement.Record) error) (requir
 // AmendThen is Amend with commit called once the changed record passed
 // its checks, before it is written: with the record as it was and as it
 // will be written. An error of commit leaves the record as it was; so a
-// log of changes can take each change before the record does. With
-// commit, the record's folder is not flushed to disk after the record's
-// rename (when the files can replace a file so, replacer): the log that
-// commit flushed holds the change, and gives it back should a power cut
-// undo the rename.
+// log of changes can take each change before the record does (see write).
 func (s *Store) AmendThen(id string, change func(*requirement.Record) error, commit func(before, after requirement.Record) error) (requirement.Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -111,27 +107,60 @@ func (s *Store) AmendThen(id string, change func(*requirement.Record) error, com
 	if err := requirement.Validate(data); err != nil {
 		return rec, &CheckError{err}
 	}
-	if commit != nil {
-		if err := commit(before, checked); err != nil {
-			return rec, err
-		}
-	}
 	file, _ := fileOfID(id)
-	write := s.files.WriteFile
-	if r, ok := s.files.(replacer); ok && commit != nil {
-		write = r.ReplaceFile // commit logged the change, flushed to disk
-	}
-	if _, err := write(file, data); err != nil {
+	if err := s.writeRecord(file, data, commit, before, checked); err != nil {
 		return rec, err
 	}
 	s.index = nil // the text, and so the dedup key, may have changed
 	return checked, nil
 }
 
-// replacer is the file access that can replace a file without flushing
-// its folder to disk (workspace.Files.ReplaceFile).
-type replacer interface {
-	ReplaceFile(rel string, data []byte) (workspace.WriteResult, error)
+// preparer is the file access that can write a file under a temporary
+// name, flushed to disk, and put it in place later without flushing its
+// folder (workspace.Files.PrepareFile).
+type preparer interface {
+	PrepareFile(rel string, data []byte) (*workspace.PendingFile, error)
+}
+
+// writeRecord writes a record's file after commit. With files that can prepare
+// a file (preparer), the record is written and flushed under a temporary
+// name while commit runs — the flushes of both wait together — and takes
+// its name once commit succeeded, its folder not flushed: commit logged
+// the change, flushed to disk, and the log gives it back should a power
+// cut undo the rename.
+func (s *Store) writeRecord(file string, data []byte, commit func(before, after requirement.Record) error, before, after requirement.Record) error {
+	p, ok := s.files.(preparer)
+	if commit == nil || !ok {
+		if commit != nil {
+			if err := commit(before, after); err != nil {
+				return err
+			}
+		}
+		_, err := s.files.WriteFile(file, data)
+		return err
+	}
+	type prepared struct {
+		file *workspace.PendingFile
+		err  error
+	}
+	done := make(chan prepared, 1)
+	go func() {
+		f, err := p.PrepareFile(file, data)
+		done <- prepared{f, err}
+	}()
+	cerr := commit(before, after)
+	pf := <-done
+	switch {
+	case cerr != nil:
+		if pf.file != nil {
+			pf.file.Abort()
+		}
+		return cerr
+	case pf.err != nil:
+		return pf.err
+	}
+	_, err := pf.file.Commit()
+	return err
 }
 
 // clone is a copy of r that shares nothing a change of it can reach.

@@ -101,15 +101,18 @@ func TestVersionsRefuseOverwrites(t *testing.T) {
 	if folderHash(t, job.Dir) != before {
 		t.Error("a refused change changed the job folder")
 	}
-	if status, _, v := call(t, srv, "POST", "/api/requirements/REQ-001/review", `{"decision": "rejected", "note": "no"}`, "If-Match", `"1"`); status != 200 || obj(obj(v)["requirement"])["version"] != 2.0 {
+	if status, h, v := call(t, srv, "POST", "/api/requirements/REQ-001/review", `{"decision": "rejected", "note": "no"}`, "If-Match", `"1"`); status != 200 || obj(obj(v)["requirement"])["version"] != 2.0 || h.Get("ETag") != `"2"` {
 		t.Errorf("If-Match 1: %d %v", status, v)
 	}
+	if status, _, v := call(t, srv, "POST", "/api/requirements/REQ-001/review", `{"decision": "rejected", "note": "no"}`, "If-Match", "*"); status != 200 || obj(obj(v)["requirement"])["version"] != 3.0 {
+		t.Errorf("If-Match *: %d %v", status, v)
+	}
 	// Without a version a change goes through, as scripts send it.
-	if status, _, v := call(t, srv, "POST", "/api/requirements/REQ-001/review", `{"decision": "accepted"}`); status != 200 || obj(obj(v)["requirement"])["version"] != 3.0 {
+	if status, _, v := call(t, srv, "POST", "/api/requirements/REQ-001/review", `{"decision": "accepted"}`); status != 200 || obj(obj(v)["requirement"])["version"] != 4.0 {
 		t.Errorf("without a version: %d %v", status, v)
 	}
-	if _, h, _ := call(t, srv, "GET", "/api/requirements/REQ-001", ""); h.Get("ETag") != `"3"` {
-		t.Errorf("ETag after three changes %q", h.Get("ETag"))
+	if _, h, _ := call(t, srv, "GET", "/api/requirements/REQ-001", ""); h.Get("ETag") != `"4"` {
+		t.Errorf("ETag after four changes %q", h.Get("ETag"))
 	}
 }
 
@@ -214,6 +217,13 @@ func (f failingFiles) WriteFile(rel string, data []byte) (workspace.WriteResult,
 		return workspace.WriteResult{}, errors.New("killed")
 	}
 	return f.Job.WriteFile(rel, data)
+}
+
+func (f failingFiles) PrepareFile(rel string, data []byte) (*workspace.PendingFile, error) {
+	if rel == f.file {
+		return nil, errors.New("killed")
+	}
+	return f.Job.PrepareFile(rel, data)
 }
 
 func (f failingFiles) ReplaceFile(rel string, data []byte) (workspace.WriteResult, error) {

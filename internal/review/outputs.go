@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"creator/internal/reviewlog"
@@ -32,15 +33,8 @@ func (s *Service) outputsChanged() error {
 // writeOutputs writes validation.md of the changed requirements and the
 // output files again when they are stale; s.mu is held.
 func (s *Service) writeOutputs() error {
-	for _, id := range slices.Sorted(maps.Keys(s.staleValidation)) {
-		rec, err := s.cfg.Store.Get(id)
-		if err != nil {
-			return err
-		}
-		if err := s.writeValidation(rec); err != nil {
-			return err
-		}
-		delete(s.staleValidation, id)
+	if err := s.writeValidations(slices.Sorted(maps.Keys(s.staleValidation))); err != nil {
+		return err
 	}
 	if !s.stale {
 		return nil
@@ -50,6 +44,47 @@ func (s *Service) writeOutputs() error {
 	}
 	s.stale = false
 	return nil
+}
+
+// validationWriters is how many validation.md files are written at once:
+// each write waits on its flush to disk, and the file system flushes
+// writes that wait together at once.
+const validationWriters = 8
+
+// writeValidations writes validation.md of requirements ids, several at
+// once; s.mu is held.
+func (s *Service) writeValidations(ids []string) error {
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	next := make(chan string)
+	for range min(validationWriters, len(ids)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range next {
+				rec, err := s.cfg.Store.Get(id)
+				if err == nil {
+					err = s.writeValidation(rec)
+				}
+				mu.Lock()
+				if err == nil {
+					delete(s.staleValidation, id)
+				} else if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, id := range ids {
+		next <- id
+	}
+	close(next)
+	wg.Wait()
+	return first
 }
 
 // Flush writes the output files now when decisions since they were last

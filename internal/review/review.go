@@ -258,6 +258,7 @@ func (s *Service) Sync() error {
 	if err := s.reconcile(); err != nil {
 		return err
 	}
+	s.unwritten = map[string]bool{}
 	entries, err := s.cfg.Store.List()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err

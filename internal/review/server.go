@@ -108,7 +108,7 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 		id := r.PathValue("id")
 		item, progress, err := s.Decide(id, d)
 		logChange(opts.Log, id, item, progress, err)
-		respond(w, changed{item, progress}, err)
+		respondChanged(w, item, progress, err)
 	})
 	mux.HandleFunc("POST /api/requirements/{id}/undo", func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
@@ -129,7 +129,7 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 		id := r.PathValue("id")
 		item, progress, err := s.Undo(id, who, body.Version)
 		logChange(opts.Log, id, item, progress, err)
-		respond(w, changed{item, progress}, err)
+		respondChanged(w, item, progress, err)
 	})
 	mux.HandleFunc("GET /api/requirements/{id}/history", func(w http.ResponseWriter, r *http.Request) {
 		h, err := s.History(r.PathValue("id"))
@@ -243,6 +243,15 @@ type outputsState struct {
 	Pending bool `json:"pending"`
 }
 
+// respondChanged answers a change of one requirement, with its new
+// version as the ETag.
+func respondChanged(w http.ResponseWriter, item Item, p Progress, err error) {
+	if err == nil {
+		w.Header().Set("ETag", etag(item.Version))
+	}
+	respond(w, changed{item, p}, err)
+}
+
 func logChange(log io.Writer, id string, item Item, p Progress, err error) {
 	if err == nil && log != nil {
 		fmt.Fprintf(log, "%s %s (%d of %d reviewed)\n", id, item.ReviewStatus, p.Reviewed, p.Total)
@@ -259,10 +268,10 @@ func nonNil[T any](s []T) []T {
 func etag(version int) string { return fmt.Sprintf("%q", strconv.Itoa(version)) }
 
 // ifMatch is the version the header If-Match names ("3", W/"3" or 3);
-// nil without the header.
+// nil without the header or with *.
 func ifMatch(r *http.Request) (*int, error) {
 	h := strings.TrimSpace(r.Header.Get("If-Match"))
-	if h == "" {
+	if h == "" || h == "*" { // * is any version
 		return nil, nil
 	}
 	v, err := strconv.Atoi(strings.Trim(strings.TrimPrefix(h, "W/"), `"`))
