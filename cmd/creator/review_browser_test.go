@@ -213,7 +213,8 @@ func browseLayout(t *testing.T, ctx context.Context) {
 // browseConflict: a second reviewer, in a browser context of their own,
 // rejects a requirement the first accepted meanwhile: the page shows what
 // changed and who changed it, and applies the rejection on the new version
-// when asked; undo takes it back; history and comments show both.
+// when asked; undo takes it back; history and comments show both; reset
+// takes the decision away.
 func browseConflict(t *testing.T, ctx context.Context, srv *reviewServer) {
 	ctx, cancel := context.WithTimeout(ctx, 40*time.Second)
 	defer cancel()
@@ -269,6 +270,10 @@ func browseConflict(t *testing.T, ctx context.Context, srv *reviewServer) {
 			chromedp.Click(chromedp.CSS(`#comment-save`)),
 			chromedp.Poll[chromedp.Void](`document.querySelector('#comments .comment') !== null`),
 			into(&comments, chromedp.Text(chromedp.CSS(`#comments`))),
+			// Reset: no decision.
+			chromedp.Click(chromedp.CSS(`#reset`)),
+			listBadge("REQ-005", "pending"),
+			chromedp.Poll[chromedp.Void](`document.querySelector('#detail .decision') === null && document.querySelector('#reset').disabled`),
 		)
 	}
 	if err != nil {
@@ -283,8 +288,8 @@ func browseConflict(t *testing.T, ctx context.Context, srv *reviewServer) {
 	if !strings.Contains(afterUndo, "accepted by tester") {
 		t.Errorf("after the undo: %q", afterUndo)
 	}
-	if status, by := apiStatus(t, srv, "REQ-005"); status != "accepted" || by != "tester" {
-		t.Errorf("REQ-005 after the undo: %s by %q", status, by)
+	if status, by := apiStatus(t, srv, "REQ-005"); status != "pending" || by != "" {
+		t.Errorf("REQ-005 after the reset: %s by %q", status, by)
 	}
 	if !strings.Contains(history, "tester accepted (was pending)") || !strings.Contains(history, "bob rejected (was accepted)") ||
 		!strings.Contains(history, "bob undid the last change: rejected → accepted") {
@@ -332,6 +337,7 @@ func browseWithToken(t *testing.T, ctx context.Context, srv *reviewServer, root 
 		into(&reviewer, chromedp.Text(chromedp.CSS(`#reviewer-name`))),
 		into(&canChange, chromedp.Evaluate[bool](`document.querySelector('#reviewer-change') !== null`)),
 		// Opened again without the token in the address, the page still has it.
+		chromedp.Navigate("about:blank"),
 		chromedp.Navigate(base+"#REQ-007"),
 		shownReq("REQ-007"),
 		chromedp.Click(chromedp.CSS(`#reject`)),
