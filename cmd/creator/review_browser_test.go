@@ -304,7 +304,8 @@ func browseConflict(t *testing.T, ctx context.Context, srv *reviewServer) {
 	}
 }
 
-// browseWithToken serves the job again with a token for alice: the page
+// browseWithToken serves the job again with --reviewers, where the page
+// offers their names, then with a token for alice: the page
 // opened at the address with the token takes it out of the address, keeps
 // it, sends it with every request, asks no name (the token names alice)
 // and records alice's decisions.
@@ -312,6 +313,39 @@ func browseWithToken(t *testing.T, ctx context.Context, srv *reviewServer, root 
 	if code := srv.stop(t); code != 0 {
 		t.Fatalf("the review stopped with exit %d", code)
 	}
+	// With --reviewers the name is picked from them.
+	named := startReview(t, "--workspace", root, "--job", "web", "--reviewers", "alice,carol")
+	var choices []string
+	var decided string
+	err := func() error {
+		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		fourth, cancelFourth := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
+		defer cancelFourth()
+		return chromedp.Do(fourth,
+			chromedp.Navigate(named.url+"#REQ-008"),
+			chromedp.WaitVisible(chromedp.CSS(`#who-pick`)),
+			into(&choices, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#who-pick option')].map((o) => o.value)`)),
+			chromedp.SetValue(chromedp.CSS(`#who-pick`), "carol"),
+			chromedp.Click(chromedp.CSS(`#who-save`)),
+			shownReq("REQ-008"),
+			chromedp.Click(chromedp.CSS(`#accept`)),
+			listBadge("REQ-008", "accepted"),
+			chromedp.Click(chromedp.CSS(`#list li[data-id="REQ-008"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#detail .decision.accepted`)),
+			into(&decided, chromedp.Text(chromedp.CSS(`#detail .decision`))),
+		)
+	}()
+	if err != nil {
+		t.Fatalf("with --reviewers: %v\n%s", err, named.stderr.String())
+	}
+	if !slices.Equal(choices, []string{"alice", "carol"}) || !strings.Contains(decided, "accepted by carol") {
+		t.Errorf("with --reviewers alice,carol: the form offers %q; REQ-008 %q", choices, decided)
+	}
+	if code := named.stop(t); code != 0 {
+		t.Fatalf("the review stopped with exit %d", code)
+	}
+
 	withToken := startReview(t, "--workspace", root, "--job", "web", "--allow-remote", "--reviewers", "alice")
 	address, _, _ := strings.Cut(withToken.url, " ")
 	base, _, found := strings.Cut(address, "#token=")
@@ -324,7 +358,7 @@ func browseWithToken(t *testing.T, ctx context.Context, srv *reviewServer, root 
 	defer cancelThird()
 	var href, reviewer, decision, refused string
 	var asked, canChange bool
-	err := chromedp.Do(third,
+	err = chromedp.Do(third,
 		// Without the token the API refuses, and the page says why.
 		chromedp.Navigate(base),
 		chromedp.WaitVisible(chromedp.CSS(`#banner`)),
