@@ -31,14 +31,15 @@ func newReviewCmd(g *globalOptions) *cobra.Command {
 		Short: "Review a job's requirements in the browser: accept, reject or edit each",
 		Long: `Serve a local web page on which a person reviews the requirements of a job:
 each one next to its source passage (the quote highlighted in its chunk, with
-the page and the section), filtered by type, category, priority, framework,
-review status or text. Accept it, reject it with a reason, or edit its title,
+the page and the section), filtered by section, type, category, priority,
+framework, confidence, review status or text, and sorted. Accept it, reject it with a reason, or edit its title,
 text, type, category or priority (the quote cannot be edited: it must stand
 verbatim in the source, and every decision checks it again).
 
 Keys: a accept, r reject, e edit, u undo, j/k next/previous, n next pending,
-/ search. The page also downloads the export (CSV, Excel, Markdown, ReqIF,
-JSON) and opens the source documents, a PDF at the cited page.
+/ search. The page also decides on every requirement a filter shows at
+once, downloads the export (CSV, Excel, Markdown, ReqIF, JSON, the review
+log) and opens the source documents, a PDF at the cited page.
 
 Each decision is logged in review/decisions.jsonl (who, when, the status
 before and after, the fields changed, the version it made) and written at
@@ -54,7 +55,8 @@ audit-csv' the log.
 
 The page uses a JSON API (docs/review.md): GET /api/requirements,
 GET /api/requirements/{id}, POST /api/requirements/{id}/review, …/undo,
-GET …/history, GET and POST …/comments, POST /api/review/bulk.
+GET …/history, GET and POST …/comments, POST /api/review/bulk,
+GET /api/export?format=csv, GET /api/documents/{name}, GET /api/sections.
 
 The server listens on the loopback interface, and holds the job's lock while
 it runs (a run of the job cannot write meanwhile). On loopback it has no
