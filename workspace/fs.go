@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -68,6 +69,56 @@ type WriteResult struct {
 
 // WriteFile creates or replaces a file atomically, creating parent folders.
 func (s *Files) WriteFile(p string, data []byte) (WriteResult, error) {
+	return s.writeFile(p, data, atomicfile.WriteIn, false)
+}
+
+// ReplaceFile is WriteFile without the flush of the folder to disk after
+// the rename (atomicfile.ReplaceIn): for a file whose changes a log
+// flushed to disk before it holds, so that a power cut that undoes the
+// rename loses nothing the log cannot give back.
+func (s *Files) ReplaceFile(p string, data []byte) (WriteResult, error) {
+	return s.writeFile(p, data, atomicfile.ReplaceIn, false)
+}
+
+// PendingFile is a file PrepareFile wrote under a temporary name, waiting
+// to take its name.
+type PendingFile struct {
+	s       *Files
+	pending *atomicfile.Pending
+	res     WriteResult
+}
+
+// PrepareFile is the first half of ReplaceFile (atomicfile.PrepareIn):
+// the content checked, written under a temporary name and flushed to
+// disk; Commit puts it in place, Abort drops it.
+func (s *Files) PrepareFile(p string, data []byte) (*PendingFile, error) {
+	var pending *atomicfile.Pending
+	res, err := s.writeFile(p, data, func(root *os.Root, rel string, r io.Reader, perm fs.FileMode) (int64, error) {
+		var err error
+		pending, err = atomicfile.PrepareIn(root, rel, r, perm)
+		return 0, err
+	}, true)
+	if err != nil {
+		return nil, err
+	}
+	return &PendingFile{s: s, pending: pending, res: res}, nil
+}
+
+// Commit renames the file into place.
+func (f *PendingFile) Commit() (WriteResult, error) {
+	if err := f.pending.Commit(); err != nil {
+		return f.res, describe(f.res.Path, err)
+	}
+	f.s.changes.changed(f.res.Path)
+	return f.res, nil
+}
+
+// Abort drops the file.
+func (f *PendingFile) Abort() { f.pending.Abort() }
+
+// writeFile checks a write of data to p and has write write it; for a
+// write that only prepares the file, the change is told on its commit.
+func (s *Files) writeFile(p string, data []byte, write func(*os.Root, string, io.Reader, fs.FileMode) (int64, error), prepareOnly bool) (WriteResult, error) {
 	if int64(len(data)) > s.MaxWriteBytes {
 		return WriteResult{}, fmt.Errorf("the content is %s; one write is limited to %s, so split it over several files",
 			humanize.Bytes(int64(len(data))), humanize.Bytes(s.MaxWriteBytes))
@@ -86,10 +137,12 @@ func (s *Files) WriteFile(p string, data []byte) (WriteResult, error) {
 	case err != nil:
 		return res, describe(p, err)
 	}
-	if _, err := atomicfile.WriteIn(s.root, rel, bytes.NewReader(redact(s.redactor, rel, data)), 0o644); err != nil {
+	if _, err := write(s.root, rel, bytes.NewReader(redact(s.redactor, rel, data)), 0o644); err != nil {
 		return res, describe(p, err)
 	}
-	s.changes.changed(rel)
+	if !prepareOnly {
+		s.changes.changed(rel)
+	}
 	return res, nil
 }
 

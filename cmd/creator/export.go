@@ -11,6 +11,7 @@ import (
 	"creator/internal/atomicfile"
 	"creator/internal/export"
 	"creator/internal/humanize"
+	jobpkg "creator/internal/job"
 	"creator/internal/requirement"
 )
 
@@ -25,7 +26,7 @@ type exportOptions struct {
 func newExportCmd(g *globalOptions) *cobra.Command {
 	o := &exportOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "export --job ID [--format json|csv|xlsx|md|reqif|cypher] [-o FILE]",
+		Use:   "export --job ID [--format json|csv|xlsx|md|reqif|cypher|audit-json|audit-csv] [-o FILE]",
 		Short: "Write a job's requirements as JSON, CSV, XLSX, Markdown, ReqIF or Cypher",
 		Long: `Write the requirements of a job (its output/requirements.json, written when
 the job completes or stops at a budget) in another format:
@@ -48,6 +49,12 @@ the job completes or stops at a budget) in another format:
          every node and relationship is MERGEd on its key, so loading the
          same export twice changes nothing
 
+audit-json and audit-csv write the review's log instead (review/
+decisions.jsonl): every change of every requirement's review, oldest first,
+with who made it, when, the status before and after, the fields changed
+and the note; the CSV one row per change, its cells kept from being read
+as formulas.
+
 Every format carries each requirement's review status (pending, accepted,
 edited or rejected; see 'creator review') and the reviewer's note. With
 --reviewed-only only the requirements a reviewer accepted, with or without
@@ -61,7 +68,8 @@ file is written atomically.`,
   creator export --job gobd -o gobd.csv
   creator export --job gobd --format md | less
   creator export --job gobd -o gobd.cypher && cypher-shell -f gobd.cypher
-  creator export --job gobd --reviewed-only -o accepted.csv`,
+  creator export --job gobd --reviewed-only -o accepted.csv
+  creator export --job gobd --format audit-csv -o review-log.csv`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.formatGiven = cmd.Flags().Changed("format")
@@ -70,10 +78,10 @@ file is written atomically.`,
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job")
 	completeJobs(cmd, o.globalOptions)
-	cmd.Flags().StringVar(&o.format, "format", "json", "json, csv, xlsx, md, reqif or cypher")
+	cmd.Flags().StringVar(&o.format, "format", "json", "json, csv, xlsx, md, reqif, cypher; audit-json or audit-csv for the review log")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
 	cmd.Flags().BoolVar(&o.reviewedOnly, "reviewed-only", false, "export only the requirements a reviewer accepted (with or without edits)")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(export.Formats, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(append(slices.Clone(export.Formats), export.AuditFormats...), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -86,18 +94,25 @@ func runExport(o *exportOptions) error {
 		format = byName
 	case !o.formatGiven && ext != "" && o.output != "-":
 		return usageErrorf("-o %s: no format is written as %s; use one of the extensions .json, .csv, .xlsx, .md, .reqif, .cypher, or give --format", o.output, ext)
-	case o.formatGiven && known && byName != format:
+	case o.formatGiven && known && byName != strings.TrimPrefix(format, "audit-"):
 		return usageErrorf("-o %s is named as %s, not %s: name the file for its format, or drop --format", o.output, byName, format)
 	}
-	if !slices.Contains(export.Formats, format) {
-		return usageErrorf("unknown format %q: use %s", format, strings.Join(export.Formats, ", "))
+	audit := slices.Contains(export.AuditFormats, format)
+	if !slices.Contains(export.Formats, format) && !audit {
+		return usageErrorf("unknown format %q: use %s", format, strings.Join(append(slices.Clone(export.Formats), export.AuditFormats...), ", "))
+	}
+	if audit && o.reviewedOnly {
+		return usageErrorf("--reviewed-only is for the requirements; --format %s writes the review log, every change of every requirement", format)
 	}
 	job, err := o.openView(o.jobID)
 	if err != nil {
 		return err
 	}
 	defer job.Close()
-	src, err := export.Load(job)
+	if audit {
+		return exportAudit(o, job, format)
+	}
+	src, err := export.ForJob(job, o.now(), versionString())
 	if err != nil {
 		return err
 	}
@@ -108,10 +123,6 @@ func runExport(o *exportOptions) error {
 			fmt.Fprintf(o.streams.ErrOut, "creator: --reviewed-only leaves out %s: %d pending, %d rejected\n",
 				humanize.Plural(left.Total, "requirement"), left.Pending, left.Rejected)
 		}
-	}
-	src.Time, src.Version = o.now(), versionString()
-	if info, err := job.Info(); err == nil && len(src.Documents) == 0 {
-		src.Documents = info.InputNames()
 	}
 	out, err := export.Render(format, src)
 	if err != nil {
@@ -125,5 +136,23 @@ func runExport(o *exportOptions) error {
 		return fmt.Errorf("cannot write %s: %w", o.output, err)
 	}
 	fmt.Fprintf(o.streams.ErrOut, "creator: wrote %d requirements as %s to %s\n", len(src.Records), format, o.output)
+	return nil
+}
+
+// exportAudit writes the job's review log (review/decisions.jsonl): every
+// change of every requirement's review, oldest first.
+func exportAudit(o *exportOptions, job *jobpkg.View, format string) error {
+	out, changes, err := export.AuditOf(job, format)
+	if err != nil {
+		return err
+	}
+	if o.output == "" || o.output == "-" {
+		_, err := o.streams.Out.Write(out)
+		return err
+	}
+	if err := atomicfile.Write(o.output, out, 0o644); err != nil {
+		return fmt.Errorf("cannot write %s: %w", o.output, err)
+	}
+	fmt.Fprintf(o.streams.ErrOut, "creator: wrote %s of the review as %s to %s\n", humanize.Plural(changes, "change"), format, o.output)
 	return nil
 }

@@ -25,6 +25,7 @@ import (
 
 	"creator/internal/atomicfile"
 	"creator/internal/requirement"
+	"creator/internal/reviewlog"
 )
 
 var reviewScreenshot = flag.String("review-screenshot", "", "write the review page's screenshot to this file (make screenshot)")
@@ -164,9 +165,14 @@ func TestReviewAddress(t *testing.T) {
 	}
 }
 
-// TestReviewInBrowser drives the page in headless Chromium: accept one
-// requirement with the keyboard, reject one with a reason, edit one,
-// reload and see the decisions; and takes the screenshot of the README.
+// TestReviewInBrowser drives the page in headless Chromium: the name asked
+// once, accept one requirement with the keyboard, reject one with a
+// reason, edit one, reload and see the decisions (and take the screenshot
+// of docs/review.md); then bulk decisions on a filtered list, hash
+// navigation, the PDF's page link, the export download, the layout at
+// phone and tablet widths, and a second reviewer in a browser context of
+// their own who meets a conflict, applies their decision again, undoes it
+// and comments; last, the review served with a reviewer's token.
 func TestReviewInBrowser(t *testing.T) {
 	t.Parallel()
 	browser := ""
@@ -183,14 +189,15 @@ func TestReviewInBrowser(t *testing.T) {
 	withSourceFields(t, dir, "REQ-004", "RP-4.1", map[string]string{"level": "2", "owner": "Records office"})
 	srv := startReview(t, "--workspace", filepath.Dir(dir), "--job", "web")
 
+	// Times are shown in the reader's zone: one that is not UTC.
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860), chromedp.Env("TZ=Asia/Kolkata"),
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancelCtx := chromedp.NewContext(alloc)
 	defer cancelCtx()
-	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 120*time.Second)
 	defer cancel()
 
 	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
@@ -200,10 +207,16 @@ func TestReviewInBrowser(t *testing.T) {
 	badge := func(id, status string) chromedp.Action[chromedp.Void] {
 		return chromedp.WaitVisible(css(`#list li[data-id="` + id + `"] .badge.` + status))
 	}
-	var progress, rejection, title, editedQuote, filtered, titles, sourceFields, listed4 string
+	var progress, rejection, title, editedQuote, filtered, titles, sourceFields, listed4, reviewer string
+	var askedAgain bool
 	var shot []byte
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(srv.url),
+		// The name is asked once, before the first decision.
+		chromedp.WaitVisible(css(`#who-name`)),
+		chromedp.SetValue(css(`#who-name`), "tester"),
+		chromedp.Click(css(`#who-save`)),
+		chromedp.WaitNotVisible(css(`#who`)),
 		chromedp.WaitVisible(css(`#list li[data-id="REQ-016"]`)),
 		shown("REQ-001"),
 		// a accepts and goes on to the next requirement.
@@ -225,11 +238,13 @@ func TestReviewInBrowser(t *testing.T) {
 		chromedp.SetValue(css(`#edit-priority`), "low"),
 		chromedp.Click(css(`#edit-save`)),
 		badge("REQ-003", "edited"),
-		// After a reload the decisions are there.
+		// After a reload the decisions are there, and the name is not asked again.
 		chromedp.Reload(),
 		badge("REQ-001", "accepted"),
 		badge("REQ-002", "rejected"),
 		badge("REQ-003", "edited"),
+		into(&askedAgain, chromedp.Evaluate[bool](`document.querySelector('#who').open`)),
+		into(&reviewer, chromedp.Text(css(`#reviewer-name`))),
 		into(&progress, chromedp.Text(css(`#progress-text`))),
 		chromedp.Click(css(`#list li[data-id="REQ-002"]`)),
 		shown("REQ-002"),
@@ -252,6 +267,9 @@ func TestReviewInBrowser(t *testing.T) {
 	)
 	if err != nil {
 		t.Fatalf("in the browser: %v\n%s", err, srv.stderr.String())
+	}
+	if askedAgain || reviewer != "tester" {
+		t.Errorf("after a reload: name asked again %v, reviewer %q", askedAgain, reviewer)
 	}
 	if progress != "reviewed 3 of 16 — 1 accepted, 1 edited, 1 rejected" {
 		t.Errorf("progress %q", progress)
@@ -288,6 +306,12 @@ func TestReviewInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", path)
+
+	t.Run("bulk", func(t *testing.T) { browseBulk(t, ctx, srv) })
+	t.Run("navigation", func(t *testing.T) { browseNavigation(t, ctx, srv) })
+	t.Run("layout", func(t *testing.T) { browseLayout(t, ctx) })
+	t.Run("conflict", func(t *testing.T) { browseConflict(t, ctx, srv) })
+	t.Run("token", func(t *testing.T) { browseWithToken(t, ctx, srv, filepath.Dir(dir)) })
 }
 
 // withSourceFields gives requirement id of the job in dir a source id and
@@ -349,9 +373,11 @@ func press(r rune) chromedp.Action[chromedp.Void] {
 }
 
 // TestReviewSurvivesKills sends decisions to `creator review` processes
-// and kills each with SIGKILL at a random moment: every decision the API
-// confirmed is in its record and validation.md, and the output files agree
-// with the records once the review is started again.
+// and kills each with SIGKILL at a random moment (some after the output
+// files were written once decisions paused): every decision the API
+// confirmed is in its record, validation.md and the log, the log agrees
+// with the records, and the output files agree with the records once the
+// review is started again.
 func TestReviewSurvivesKills(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -382,10 +408,12 @@ func TestReviewSurvivesKills(t *testing.T) {
 	// one confirmed ("" before any), and each sent after it whose answer a
 	// kill cut off (the server may have kept it before it died).
 	mayStand := map[string][]string{}
+	confirmed := map[string][]string{} // the notes of the decisions confirmed, per requirement
 	n := 0
 	for round := 0; round < 8; round++ {
 		cmd, url := start()
-		deadline := time.Now().Add(time.Duration(rng.IntN(400)) * time.Millisecond)
+		// Up to 1.5 s: some rounds outlive a pause of the output files.
+		deadline := time.Now().Add(time.Duration(rng.IntN(1500)) * time.Millisecond)
 		killed := make(chan struct{})
 		go func() {
 			time.Sleep(time.Until(deadline))
@@ -415,6 +443,10 @@ func TestReviewSurvivesKills(t *testing.T) {
 				t.Fatalf("%s: %d", id, res.StatusCode)
 			}
 			mayStand[id] = []string{note}
+			confirmed[id] = append(confirmed[id], note)
+			if rng.IntN(10) == 0 {
+				time.Sleep(1100 * time.Millisecond) // a pause: the output files are written
+			}
 		}
 		<-killed
 		cmd.Wait()
@@ -466,5 +498,133 @@ func TestReviewSurvivesKills(t *testing.T) {
 		if atomicfile.IsTemp(filepath.Base(p)) {
 			t.Errorf("left behind: %s", p)
 		}
+	}
+
+	// The log holds every confirmed decision, numbered without a gap, and
+	// its last change of each requirement is the record's review.
+	data, err = os.ReadFile(filepath.Join(dir, "review", "decisions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := reviewlog.Parse[reviewlog.Entry]("decisions.jsonl", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := map[string][]string{}
+	last := map[string]reviewlog.Entry{}
+	for i, e := range entries {
+		if e.Seq != i+1 || e.Version != len(logged[e.Requirement])+1 {
+			t.Errorf("entry %d: seq %d, version %d after %d of %s", i+1, e.Seq, e.Version, len(logged[e.Requirement]), e.Requirement)
+		}
+		logged[e.Requirement] = append(logged[e.Requirement], e.Note)
+		last[e.Requirement] = e
+	}
+	for id, notes := range confirmed {
+		for _, note := range notes {
+			if !slices.Contains(logged[id], note) {
+				t.Errorf("%s: the confirmed %q is not in the log", id, note)
+			}
+		}
+		final, _ := os.ReadFile(filepath.Join(dir, "requirements", "req_"+strings.TrimPrefix(id, "REQ-"), "final.json"))
+		var rec requirement.Record
+		json.Unmarshal(final, &rec)
+		a, _ := json.Marshal(rec.Review)
+		b, _ := json.Marshal(last[id].After)
+		if string(a) != string(b) {
+			t.Errorf("%s: the record's review %s is not the log's last %s", id, a, b)
+		}
+	}
+}
+
+// send posts a JSON body to a path of the review with the headers given
+// as name, value pairs, and returns the status and the answer.
+func (s *reviewServer) send(t *testing.T, method, path, body string, headers ...string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var v map[string]any
+	json.NewDecoder(res.Body).Decode(&v)
+	return res.StatusCode, v
+}
+
+// The review's log: reviewers named in each change, undo, and the audit
+// export of every change.
+func TestReviewLogAndAuditExport(t *testing.T) {
+	t.Parallel()
+	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "audit")
+	root := filepath.Dir(dir)
+	srv := startReview(t, "--workspace", root, "--job", "audit", "--reviewers", "alice,bob")
+	for _, c := range []struct {
+		path, body string
+		status     int
+	}{
+		{"api/requirements/REQ-001/review", `{"decision": "accepted", "reviewer": "alice"}`, 200},
+		{"api/requirements/REQ-002/review", `{"decision": "rejected", "note": "=HYPERLINK(\"http://x\")", "reviewer": "bob"}`, 200},
+		{"api/requirements/REQ-002/undo", `{"reviewer": "alice"}`, 200},
+		{"api/requirements/REQ-003/review", `{"decision": "accepted", "reviewer": "mallory"}`, 400},
+		{"api/requirements/REQ-003/review", `{"decision": "accepted"}`, 400}, // $USER is not among them
+		{"api/review/bulk", `{"ids": ["REQ-003", "REQ-004"], "decision": "accepted", "reviewer": "bob"}`, 200},
+	} {
+		if status, v := srv.send(t, "POST", c.path, c.body); status != c.status {
+			t.Errorf("%s %s: %d %v", c.path, c.body, status, v)
+		}
+	}
+	if srv.stop(t) != 0 {
+		t.Fatal(srv.stderr.String())
+	}
+	code, out, stderr := cli(t, "export", "--workspace", root, "--job", "audit", "--format", "audit-json")
+	var entries []map[string]any
+	if err := json.Unmarshal([]byte(out), &entries); code != 0 || err != nil || len(entries) != 5 {
+		t.Fatalf("audit-json: exit %d %v %s %s", code, err, out, stderr)
+	}
+	if entries[1]["reviewer"] != "bob" || entries[2]["action"] != "undo" || entries[2]["undoes"] != 2.0 || entries[4]["action"] != "bulk" {
+		t.Errorf("audit-json %v", entries)
+	}
+	file := filepath.Join(t.TempDir(), "log.csv")
+	if code, _, stderr := cli(t, "export", "--workspace", root, "--job", "audit", "--format", "audit-csv", "-o", file); code != 0 || !strings.Contains(stderr, "wrote 5 changes") {
+		t.Fatalf("audit-csv: exit %d %s", code, stderr)
+	}
+	data, _ := os.ReadFile(file)
+	if !strings.HasPrefix(string(data), "seq,time,reviewer,requirement,action,from,to,changes,note,version,undoes\n") ||
+		!strings.Contains(string(data), `,rejected,,"'=HYPERLINK(""http://x"")",1,`) {
+		t.Errorf("audit-csv:\n%s", data)
+	}
+	if code, _, stderr := cli(t, "export", "--workspace", root, "--job", "audit", "--format", "audit-csv", "--reviewed-only"); code != exitUsage {
+		t.Errorf("audit with --reviewed-only: exit %d %s", code, stderr)
+	}
+}
+
+// With --allow-remote each reviewer gets a token, printed with the
+// address; the API answers only to a token.
+func TestReviewTokens(t *testing.T) {
+	t.Parallel()
+	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "tokens")
+	srv := startReview(t, "--workspace", filepath.Dir(dir), "--job", "tokens", "--allow-remote", "--reviewers", "alice,bob")
+	// The first line names alice: http://ADDR/#token=TOKEN  (alice)
+	base, rest, ok := strings.Cut(srv.url, "#token=")
+	token, name, _ := strings.Cut(rest, "  ")
+	if !ok || name != "(alice)" || len(token) < 32 {
+		t.Fatalf("address line %q", srv.url)
+	}
+	srv.url = base
+	if status, v := srv.send(t, "GET", "api/requirements", ""); status != 401 {
+		t.Errorf("without a token: %d %v", status, v)
+	}
+	if status, v := srv.send(t, "GET", "api/session", "", "Authorization", "Bearer "+token); status != 200 || v["reviewer"] != "alice" || v["auth"] != true {
+		t.Errorf("session: %d %v", status, v)
+	}
+	if status, v := srv.send(t, "POST", "api/requirements/REQ-001/review", `{"decision": "accepted", "reviewer": "bob"}`, "Authorization", "Bearer "+token); status != 403 {
+		t.Errorf("alice as bob: %d %v", status, v)
+	}
+	if status, v := srv.send(t, "POST", "api/requirements/REQ-001/review", `{"decision": "accepted"}`, "Authorization", "Bearer "+token); status != 200 {
+		t.Errorf("alice: %d %v", status, v)
 	}
 }

@@ -35,6 +35,8 @@ type writer struct {
 	// error it returns ends the write there, as a crash at the most
 	// delicate moment would.
 	beforeRename func(tmpName string) error
+	// folderUnsynced leaves the folder unflushed after the rename (ReplaceIn).
+	folderUnsynced bool
 }
 
 // WriteIn writes the content of r to name (slash-separated, relative to root),
@@ -42,6 +44,66 @@ type writer struct {
 func WriteIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
 	return writer{}.writeIn(root, name, r, perm)
 }
+
+// ReplaceIn is WriteIn without the flush of the folder after the rename:
+// the new content is on disk before it takes the name, so a crash or a
+// power cut leaves the old content or the new one, never a torn file, but
+// a power cut may undo the rename itself. It saves a flush to disk, for a
+// file whose changes a log flushed to disk before it holds, and replays.
+func ReplaceIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
+	return writer{folderUnsynced: true}.writeIn(root, name, r, perm)
+}
+
+// Pending is a file written in full under a temporary name next to its
+// target and flushed to disk, waiting to replace the target (Commit) or to
+// be dropped (Abort).
+type Pending struct {
+	root      *os.Root
+	tmp, name string
+}
+
+// PrepareIn is the first half of ReplaceIn: the content of r written
+// under a temporary name next to name and flushed to disk; Commit renames
+// it over name. Between the two the caller can flush something that must
+// be on disk before the file takes its name (a log line), the two flushes
+// waiting together.
+func PrepareIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (*Pending, error) {
+	dir := path.Dir(name)
+	if dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	tmp, f, err := createTemp(root, dir, path.Base(name), perm)
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.Copy(f, r)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = root.Remove(tmp)
+		return nil, err
+	}
+	return &Pending{root: root, tmp: tmp, name: name}, nil
+}
+
+// Commit renames the file over its target, without flushing the folder
+// (as ReplaceIn).
+func (p *Pending) Commit() error {
+	if err := p.root.Rename(p.tmp, p.name); err != nil {
+		_ = p.root.Remove(p.tmp)
+		return err
+	}
+	return nil
+}
+
+// Abort drops the file; the target stays as it is.
+func (p *Pending) Abort() { _ = p.root.Remove(p.tmp) }
 
 // writeIn is the package's WriteIn, with w's hook.
 func (w writer) writeIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
@@ -71,6 +133,9 @@ func (w writer) writeIn(root *os.Root, name string, r io.Reader, perm fs.FileMod
 	if err != nil {
 		_ = root.Remove(tmp)
 		return 0, err
+	}
+	if w.folderUnsynced {
+		return n, nil
 	}
 	return n, SyncDir(root, dir)
 }

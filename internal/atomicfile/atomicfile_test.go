@@ -68,6 +68,79 @@ func TestCrashBeforeRenameKeepsOldFile(t *testing.T) {
 	assertNoTemps(t, dir)
 }
 
+// ReplaceIn replaces as WriteIn does, the content whole under the
+// temporary name before the rename, and leaves the old file on a crash
+// before it.
+func TestReplaceInKeepsTheContentWhole(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if n, err := ReplaceIn(root, "r/final.json", strings.NewReader("first"), 0o644); err != nil || n != 5 {
+		t.Fatalf("ReplaceIn = %d, %v", n, err)
+	}
+	crash := errors.New("simulated crash")
+	var sawTemp bool
+	w := writer{folderUnsynced: true, beforeRename: func(tmp string) error {
+		data, err := root.ReadFile(tmp)
+		sawTemp = err == nil && string(data) == "second"
+		return crash
+	}}
+	if _, err := w.writeIn(root, "r/final.json", strings.NewReader("second"), 0o644); !errors.Is(err, crash) || !sawTemp {
+		t.Fatalf("crash before the rename: %v, temporary file whole: %v", err, sawTemp)
+	}
+	if got, _ := root.ReadFile("r/final.json"); string(got) != "first" {
+		t.Fatalf("after a crash before the rename: %q", got)
+	}
+	if _, err := ReplaceIn(root, "r/final.json", strings.NewReader("third"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := root.ReadFile("r/final.json"); string(got) != "third" {
+		t.Fatalf("content %q", got)
+	}
+	assertNoTemps(t, filepath.Join(dir, "r"))
+}
+
+// A prepared file leaves the target as it is until its commit; an abort
+// leaves nothing behind.
+func TestPrepareInCommitsOrAborts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if _, err := WriteIn(root, "f.json", strings.NewReader("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := PrepareIn(root, "f.json", strings.NewReader("dropped"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := root.ReadFile("f.json"); string(got) != "old" {
+		t.Errorf("before the commit: %q", got)
+	}
+	p.Abort()
+	assertNoTemps(t, dir)
+	if p, err = PrepareIn(root, "f.json", strings.NewReader("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := root.ReadFile(p.tmp); err != nil || string(data) != "new" {
+		t.Errorf("the prepared file: %q %v", data, err)
+	}
+	if err := p.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := root.ReadFile("f.json"); string(got) != "new" {
+		t.Errorf("after the commit: %q", got)
+	}
+	assertNoTemps(t, dir)
+}
+
 const writerEnv = "ATOMICFILE_TEST_WRITER"
 
 // TestMain lets the test binary act as a writer process that the kill test

@@ -2,6 +2,7 @@ package export
 
 import (
 	"slices"
+	"time"
 
 	"creator/internal/document"
 	"creator/internal/job"
@@ -16,6 +17,27 @@ func Load(j *job.View) (Source, error) {
 	if err != nil {
 		return Source{}, err
 	}
+	return sourceOf(j.ID, recs, j.ReadFile)
+}
+
+// ForJob reads a job's export as 'creator export' writes it: Load, with
+// the time and the creator version of the export, and the job's input
+// names as its documents when no requirement cites one.
+func ForJob(j *job.View, at time.Time, version string) (Source, error) {
+	src, err := Load(j)
+	if err != nil {
+		return src, err
+	}
+	src.Time, src.Version = at, version
+	if info, err := j.Info(); err == nil && len(src.Documents) == 0 {
+		src.Documents = info.InputNames()
+	}
+	return src, nil
+}
+
+// SourceOf is what an export of recs, requirements of job j, needs to
+// place them in their sections.
+func SourceOf(j *job.View, recs []requirement.Record) (Source, error) {
 	return sourceOf(j.ID, recs, j.ReadFile)
 }
 

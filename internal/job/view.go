@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"creator/internal/coverage"
@@ -161,6 +162,20 @@ func (v *View) LastPublication() (telemetry.Event, bool) {
 // folder: the chunk manifest and the chunks an export quotes, the
 // output/requirements.json an evaluation scores.
 func (v *View) ReadFile(rel string) ([]byte, error) { return v.j.ws.ReadInternal(rel) }
+
+// OpenInput opens the job's copy of its source document name, one of the
+// names of Info().InputNames(); another name is fs.ErrNotExist, so that no
+// other file of the job, nor one outside it, is opened this way.
+func (v *View) OpenInput(name string) (fs.File, error) {
+	info, err := v.Info()
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(info.InputNames(), name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return v.j.ws.FS().Open(path.Join("input", name))
+}
 
 // CountSaved counts the saved requirements: the folders requirements/req_*
 // that hold a final.json, readable or not.

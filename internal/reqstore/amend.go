@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"creator/internal/document"
 	"creator/internal/output"
 	"creator/internal/requirement"
+	"creator/workspace"
 )
 
 // ErrNotFound is Amend's and Get's error for an id no saved requirement has.
@@ -72,12 +74,21 @@ func (s *Store) Get(id string) (requirement.Record, error) {
 // chunk — and written only when it passes; the id and the review stay as
 // change leaves them.
 func (s *Store) Amend(id string, change func(*requirement.Record) error) (requirement.Record, error) {
+	return s.AmendThen(id, change, nil)
+}
+
+// AmendThen is Amend with commit called once the changed record passed
+// its checks, before it is written: with the record as it was and as it
+// will be written. An error of commit leaves the record as it was; so a
+// log of changes can take each change before the record does (see write).
+func (s *Store) AmendThen(id string, change func(*requirement.Record) error, commit func(before, after requirement.Record) error) (requirement.Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, err := s.Get(id)
 	if err != nil {
 		return rec, err
 	}
+	before := clone(rec)
 	if err := change(&rec); err != nil {
 		return rec, err
 	}
@@ -97,11 +108,71 @@ func (s *Store) Amend(id string, change func(*requirement.Record) error) (requir
 		return rec, &CheckError{err}
 	}
 	file, _ := fileOfID(id)
-	if _, err := s.files.WriteFile(file, data); err != nil {
+	if err := s.writeRecord(file, data, commit, before, checked); err != nil {
 		return rec, err
 	}
 	s.index = nil // the text, and so the dedup key, may have changed
 	return checked, nil
+}
+
+// preparer is the file access that can write a file under a temporary
+// name, flushed to disk, and put it in place later without flushing its
+// folder (workspace.Files.PrepareFile).
+type preparer interface {
+	PrepareFile(rel string, data []byte) (*workspace.PendingFile, error)
+}
+
+// writeRecord writes a record's file after commit. With files that can prepare
+// a file (preparer), the record is written and flushed under a temporary
+// name while commit runs — the flushes of both wait together — and takes
+// its name once commit succeeded, its folder not flushed: commit logged
+// the change, flushed to disk, and the log gives it back should a power
+// cut undo the rename.
+func (s *Store) writeRecord(file string, data []byte, commit func(before, after requirement.Record) error, before, after requirement.Record) error {
+	p, ok := s.files.(preparer)
+	if commit == nil || !ok {
+		if commit != nil {
+			if err := commit(before, after); err != nil {
+				return err
+			}
+		}
+		_, err := s.files.WriteFile(file, data)
+		return err
+	}
+	type prepared struct {
+		file *workspace.PendingFile
+		err  error
+	}
+	done := make(chan prepared, 1)
+	go func() {
+		f, err := p.PrepareFile(file, data)
+		done <- prepared{f, err}
+	}()
+	cerr := commit(before, after)
+	pf := <-done
+	switch {
+	case cerr != nil:
+		if pf.file != nil {
+			pf.file.Abort()
+		}
+		return cerr
+	case pf.err != nil:
+		return pf.err
+	}
+	_, err := pf.file.Commit()
+	return err
+}
+
+// clone is a copy of r that shares nothing a change of it can reach.
+func clone(r requirement.Record) requirement.Record {
+	c := r
+	c.Frameworks, c.Citations, c.Attributes = slices.Clone(r.Frameworks), slices.Clone(r.Citations), maps.Clone(r.Attributes)
+	if r.Review != nil {
+		rv := *r.Review
+		rv.Changes = maps.Clone(rv.Changes)
+		c.Review = &rv
+	}
+	return c
 }
 
 // Passage is a citation's quote in the context of its chunk.

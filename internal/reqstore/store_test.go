@@ -1,12 +1,14 @@
 package reqstore
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"creator/internal/atomicfile"
 	"creator/internal/document"
 	"creator/internal/requirement"
 	"creator/workspace"
@@ -357,5 +359,38 @@ func TestSaveSourceIDAndAttributes(t *testing.T) {
 		if _, err := s.Save(r); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// AmendThen writes the record only after commit: a commit that fails
+// leaves the record as it was and no temporary file behind; one that
+// succeeds sees the record as it was and as it is written.
+func TestAmendThenCommitsFirst(t *testing.T) {
+	t.Parallel()
+	job, s, saved := savedInvoices(t)
+	file := saved.File
+	before, _ := job.ReadInternal(file)
+	refused := errors.New("the log cannot be written")
+	if _, err := s.AmendThen(saved.ID, func(r *requirement.Record) error { r.Priority = "low"; return nil },
+		func(_, _ requirement.Record) error { return refused }); !errors.Is(err, refused) {
+		t.Fatalf("AmendThen: %v", err)
+	}
+	if now, _ := job.ReadInternal(file); string(now) != string(before) {
+		t.Errorf("a failed commit changed the record:\n%s", now)
+	}
+	names, _ := os.ReadDir(filepath.Join(job.Dir, filepath.Dir(file)))
+	for _, n := range names {
+		if atomicfile.IsTemp(n.Name()) {
+			t.Errorf("left behind: %s", n.Name())
+		}
+	}
+	var was, will string
+	rec, err := s.AmendThen(saved.ID, func(r *requirement.Record) error { r.Priority = "low"; return nil },
+		func(b, a requirement.Record) error { was, will = b.Priority, a.Priority; return nil })
+	if err != nil || was != "high" || will != "low" || rec.Priority != "low" {
+		t.Fatalf("AmendThen: %v, %s → %s", err, was, will)
+	}
+	if got, _ := s.Get(saved.ID); got.Priority != "low" {
+		t.Errorf("the record: %s", got.Priority)
 	}
 }

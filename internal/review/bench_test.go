@@ -66,11 +66,13 @@ func largeJob(b *testing.B) *workspace.Job {
 	return job
 }
 
-// BenchmarkDecide takes a decision on a job of 900 requirements: the
-// record, validation.md and the output files written again.
+// BenchmarkDecide takes a decision on a job of 900 requirements as
+// creator review does: the log line, the record and validation.md, the
+// output files once decisions pause.
 func BenchmarkDecide(b *testing.B) {
 	job := largeJob(b)
-	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now})
+	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now, OutputDelay: time.Second})
+	b.Cleanup(func() { svc.Flush() })
 	i := 0
 	for b.Loop() {
 		i++
@@ -100,5 +102,49 @@ func BenchmarkDetail(b *testing.B) {
 		if d, err := svc.Detail("REQ-450"); err != nil || len(d.Sources) != 1 || d.Sources[0].Problem != "" {
 			b.Fatal(err, d.Sources)
 		}
+	}
+}
+
+// BenchmarkDecideWritingOutputs takes a decision on a job of 900
+// requirements and writes every output file again after it, as the review
+// did before it waited for a pause.
+func BenchmarkDecideWritingOutputs(b *testing.B) {
+	job := largeJob(b)
+	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now})
+	i := 0
+	for b.Loop() {
+		i++
+		if _, _, err := svc.Decide(fmt.Sprintf("REQ-%03d", i%900+1), Decision{Decision: requirement.Accepted}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Benchmark1000Decisions takes 1,000 decisions on a job of 900
+// requirements (accept, reject, edit in turn) and then writes the output
+// files, as a review session of that many decisions does: the target is
+// 10 s an op (go test -bench 1000Decisions -benchtime 1x).
+func Benchmark1000Decisions(b *testing.B) {
+	job := largeJob(b)
+	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now, OutputDelay: time.Second})
+	for b.Loop() {
+		for i := range 1000 {
+			d := Decision{Decision: requirement.Accepted}
+			switch i % 3 {
+			case 1:
+				d = Decision{Decision: requirement.Rejected, Note: fmt.Sprint("reason ", i)}
+			case 2:
+				d = Decision{Decision: requirement.Edited, Changes: map[string]string{"title": fmt.Sprint("Keep control ", i)}}
+			}
+			if _, _, err := svc.Decide(fmt.Sprintf("REQ-%03d", i%900+1), d); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := svc.Flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if recs := outputRecords(b, job); requirement.TallyOf(recs).Reviewed != 900 {
+		b.Fatalf("the output shows %v", requirement.TallyOf(recs))
 	}
 }

@@ -23,7 +23,16 @@ type Decision struct {
 	Note string `json:"note,omitempty"`
 	// Changes are the new values of edited fields, for decision edited.
 	Changes map[string]string `json:"changes,omitempty"`
+	// Reviewer names who decides; empty: the review's default reviewer.
+	Reviewer string `json:"reviewer,omitempty"`
+	// Version, when given, is the requirement's version the decision was
+	// taken on: another version is a conflict, and nothing is changed.
+	Version *int `json:"version,omitempty"`
 }
+
+// decisions are the decisions a reviewer can make: those a record keeps,
+// and pending, which takes a requirement back to its extracted values.
+var decisions = append(slices.Clone(requirement.ReviewDecisions), requirement.Pending)
 
 // InputError is a decision that cannot be taken as given: nothing was
 // changed.
@@ -105,6 +114,8 @@ func ParseDecision(r io.Reader) (Decision, error) {
 		Decision *string        `json:"decision"`
 		Note     *string        `json:"note"`
 		Changes  map[string]any `json:"changes"`
+		Reviewer *string        `json:"reviewer"`
+		Version  *int           `json:"version"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -116,9 +127,13 @@ func ParseDecision(r io.Reader) (Decision, error) {
 	}
 	var d Decision
 	if raw.Decision == nil {
-		return d, inputErrorf(`"decision" is missing: use one of %s`, strings.Join(requirement.ReviewDecisions, ", "))
+		return d, inputErrorf(`"decision" is missing: use one of %s`, strings.Join(decisions, ", "))
 	}
 	d.Decision = decisionName(*raw.Decision)
+	d.Version = raw.Version
+	if raw.Reviewer != nil {
+		d.Reviewer = strings.TrimSpace(*raw.Reviewer)
+	}
 	if raw.Note != nil {
 		note, err := typedText(`"note"`, *raw.Note)
 		if err != nil {
@@ -153,6 +168,8 @@ func decisionName(s string) string {
 		return requirement.Rejected
 	case "edit":
 		return requirement.Edited
+	case "reset", "undecided":
+		return requirement.Pending
 	}
 	return s
 }
@@ -168,8 +185,11 @@ func enumValue(field, s string) string {
 
 // check checks a decision on its own, before any file is read.
 func (d Decision) check() error {
-	if !slices.Contains(requirement.ReviewDecisions, d.Decision) {
-		return inputErrorf("unknown decision %q: use one of %s", d.Decision, strings.Join(requirement.ReviewDecisions, ", "))
+	if !slices.Contains(decisions, d.Decision) {
+		return inputErrorf("unknown decision %q: use one of %s", d.Decision, strings.Join(decisions, ", "))
+	}
+	if d.Version != nil && *d.Version < 0 {
+		return inputErrorf("\"version\" is %d: a version is 0 or more", *d.Version)
 	}
 	if n := utf8.RuneCountInString(d.Note); n > maxNote {
 		return inputErrorf("the note is %d characters long; keep it to %d", n, maxNote)
@@ -247,7 +267,7 @@ func jsonProblem(err error) string {
 	case errors.As(err, &typeErr):
 		return "a JSON object is expected"
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return fmt.Sprintf("unknown field %s; a decision has \"decision\", \"note\" and \"changes\"", strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return fmt.Sprintf("unknown field %s; a decision has \"decision\", \"note\", \"changes\", \"reviewer\" and \"version\"", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
 }

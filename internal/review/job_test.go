@@ -25,7 +25,7 @@ func TestForJobDecidesThroughTheJob(t *testing.T) {
 	if err := j.Lock(); err != nil {
 		t.Fatal(err)
 	}
-	svc := ForJob(j, "alice", func() time.Time { return testNow })
+	svc := ForJob(j, Config{Reviewer: "alice", Now: func() time.Time { return testNow }})
 	if err := svc.Sync(); err != nil {
 		t.Fatal(err)
 	}

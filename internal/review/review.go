@@ -7,10 +7,8 @@ package review
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"maps"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 	"creator/internal/output"
 	"creator/internal/reqstore"
 	"creator/internal/requirement"
+	"creator/internal/reviewlog"
 	"creator/workspace"
 )
 
@@ -25,6 +24,8 @@ import (
 type Files interface {
 	ReadInternal(rel string) ([]byte, error)
 	WriteFile(rel string, data []byte) (workspace.WriteResult, error)
+	// AppendInternal appends to a log and flushes it to disk.
+	AppendInternal(rel string, data []byte) error
 }
 
 // Config wires a Service.
@@ -33,18 +34,43 @@ type Config struct {
 	Store *reqstore.Store
 	Files Files
 	Now   func() time.Time
-	// Reviewer names who decides; may be empty.
+	// Reviewer names who decides when a decision names nobody; may be
+	// empty.
 	Reviewer string
+	// Reviewers, when given, are the only names a decision may carry.
+	Reviewers []string
 	// Coverage measures the job's coverage for the summary.md written
-	// again after a decision; nil leaves coverage out of it.
+	// again after decisions; nil leaves coverage out of it.
 	Coverage func() (*output.Coverage, error)
+	// OutputDelay is the quiet time after the last decision before the
+	// output files are written again; 0 writes them after every decision.
+	OutputDelay time.Duration
+	// Log, when set, gets the errors of the output files written in the
+	// background.
+	Log io.Writer
 }
 
 // Service reviews one job's requirements. It is safe for concurrent use:
-// decisions are taken one at a time.
+// changes are made one at a time.
 type Service struct {
 	cfg Config
 	mu  sync.Mutex
+	// loaded says whether the logs below were read.
+	loaded   bool
+	history  *history
+	comments []reviewlog.Comment
+	// statuses are the review statuses of the requirements under review,
+	// by id, for the progress; nil until needed.
+	statuses map[string]string
+	// stale says the output files do not show every decision yet, and
+	// staleValidation names the requirements whose validation.md does not;
+	// timer writes them once decisions pause.
+	stale           bool
+	staleValidation map[string]bool
+	timer           *time.Timer
+	// unwritten names the requirements whose record lacks a logged change
+	// (its write failed); the next change of one writes it first.
+	unwritten map[string]bool
 }
 
 // New returns the review of the job cfg names.
@@ -52,7 +78,7 @@ func New(cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{cfg: cfg}
+	return &Service{cfg: cfg, staleValidation: map[string]bool{}, unwritten: map[string]bool{}}
 }
 
 // Item is a requirement as the review lists it.
@@ -60,9 +86,14 @@ type Item struct {
 	requirement.Record
 	// ReviewStatus is pending, accepted, rejected or edited.
 	ReviewStatus string `json:"review_status"`
+	// Version counts the changes of the requirement's review.
+	Version int `json:"version"`
 }
 
-func itemOf(r requirement.Record) Item { return Item{Record: r, ReviewStatus: r.ReviewStatus()} }
+// itemOf is r as the review lists it; s.mu is held and the logs loaded.
+func (s *Service) itemOf(r requirement.Record) Item {
+	return Item{Record: r, ReviewStatus: r.ReviewStatus(), Version: s.history.version(r.ID)}
+}
 
 // Listing is every requirement under review.
 type Listing struct {
@@ -102,6 +133,11 @@ func (s *Service) Records() (recs []requirement.Record, from string, problems []
 
 // List lists the requirements under review with their review status.
 func (s *Service) List() (Listing, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.load(); err != nil {
+		return Listing{}, err
+	}
 	recs, from, problems, err := s.Records()
 	if err != nil {
 		return Listing{}, err
@@ -113,7 +149,7 @@ func (s *Service) List() (Listing, error) {
 		Requirements: make([]Item, 0, len(recs)),
 	}
 	for _, r := range recs {
-		l.Requirements = append(l.Requirements, itemOf(r))
+		l.Requirements = append(l.Requirements, s.itemOf(r))
 	}
 	return l, nil
 }
@@ -143,15 +179,30 @@ type Source struct {
 
 // Detail returns requirement id with its source passages.
 func (s *Service) Detail(id string) (Detail, error) {
-	rec, err := s.record(id)
+	item, err := s.Item(id)
 	if err != nil {
 		return Detail{}, err
 	}
-	d := Detail{Item: itemOf(rec), Sources: []Source{}}
+	d := Detail{Item: item, Sources: []Source{}}
+	rec := item.Record
 	for _, c := range rec.Citations {
 		d.Sources = append(d.Sources, s.source(c))
 	}
 	return d, nil
+}
+
+// Item is requirement id as the review lists it.
+func (s *Service) Item(id string) (Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.load(); err != nil {
+		return Item{}, err
+	}
+	rec, err := s.record(id)
+	if err != nil {
+		return Item{}, err
+	}
+	return s.itemOf(rec), nil
 }
 
 // record is requirement id as the review shows it.
@@ -178,84 +229,6 @@ func (s *Service) source(c requirement.Citation) Source {
 	return src
 }
 
-// Decide takes a decision on requirement id: its record gets the review
-// (and, for an edit, the new values), checked as a saved requirement is
-// checked; then validation.md and the output files are written again.
-// The record is the decision's commit point: what follows it is derived
-// from the records and rebuilt by Sync.
-func (s *Service) Decide(id string, d Decision) (Item, Progress, error) {
-	if err := d.check(); err != nil {
-		return Item{}, Progress{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	at := s.cfg.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
-	rec, err := s.cfg.Store.Amend(id, func(r *requirement.Record) error {
-		return apply(r, d, s.cfg.Reviewer, at)
-	})
-	if err != nil {
-		var check *reqstore.CheckError
-		if errors.As(err, &check) {
-			return Item{}, Progress{}, inputErrorf("%s cannot take this decision: %v", id, check.Err)
-		}
-		return Item{}, Progress{}, err
-	}
-	if err := s.writeValidation(rec); err != nil {
-		return Item{}, Progress{}, err
-	}
-	recs, hasOutput, err := s.refreshOutput()
-	if err != nil {
-		return Item{}, Progress{}, err
-	}
-	if !hasOutput {
-		if recs, _, _, err = s.Records(); err != nil {
-			return Item{}, Progress{}, err
-		}
-	}
-	return itemOf(rec), requirement.TallyOf(recs), nil
-}
-
-// apply makes decision d on r.
-func apply(r *requirement.Record, d Decision, by, at string) error {
-	changes := map[string]requirement.Change{}
-	if r.Review != nil {
-		for k, c := range r.Review.Changes {
-			changes[k] = c
-		}
-	}
-	edited := false
-	for _, name := range slices.Sorted(maps.Keys(d.Changes)) {
-		value := strings.TrimSpace(d.Changes[name])
-		f := field(r, name)
-		if *f == value {
-			continue
-		}
-		edited = true
-		from := *f
-		if c, ok := changes[name]; ok {
-			from = c.From
-		}
-		*f = value
-		if value == from {
-			delete(changes, name) // back to the extracted value
-		} else {
-			changes[name] = requirement.Change{From: from, To: value}
-		}
-	}
-	if d.Decision == requirement.Edited && !edited {
-		return inputErrorf("the changes change nothing: each value is the one %s has; to keep it as it is, accept it", r.ID)
-	}
-	status := d.Decision
-	if status == requirement.Edited && len(changes) == 0 {
-		status = requirement.Accepted // every field is back to its extracted value
-	}
-	r.Review = &requirement.Review{Status: status, Note: d.Note, By: by, At: at}
-	if len(changes) > 0 {
-		r.Review.Changes = changes
-	}
-	return nil
-}
-
 // refreshOutput brings the output files up to date with the records
 // (reqstore.Store.RefreshOutput).
 func (s *Service) refreshOutput() ([]requirement.Record, bool, error) {
@@ -270,23 +243,36 @@ func (s *Service) refreshOutput() ([]requirement.Record, bool, error) {
 	return s.cfg.Store.RefreshOutput(cov)
 }
 
-// Sync rebuilds what derives from the records' reviews — each reviewed
-// requirement's validation.md and the output files — so that a review
-// stopped between a record and the files after it leaves nothing behind.
+// Sync brings the job in line with its review log and rebuilds what
+// derives from the records' reviews — each requirement's validation.md
+// and the output files — so that a review stopped anywhere leaves nothing
+// behind: a change logged whose record was not written yet (a kill
+// between the two) is written (reconcile).
 func (s *Service) Sync() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.loaded, s.statuses = false, nil // read again: the files may have changed since
+	if err := s.load(); err != nil {
+		return err
+	}
+	if err := s.reconcile(); err != nil {
+		return err
+	}
+	s.unwritten = map[string]bool{}
 	entries, err := s.cfg.Store.List()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	for _, e := range entries {
-		if e.Err == nil && e.Record.Review != nil {
+		if e.Err == nil && (e.Record.Review != nil || s.history.version(e.Record.ID) > 0) {
 			if err := s.writeValidation(e.Record); err != nil {
 				return err
 			}
 		}
 	}
-	_, _, err = s.refreshOutput()
-	return err
+	if _, _, err = s.refreshOutput(); err != nil {
+		return err
+	}
+	s.stale, s.staleValidation = false, map[string]bool{}
+	return nil
 }

@@ -146,7 +146,7 @@ func saved(t *testing.T, job *workspace.Job, id string) requirement.Record {
 	return rec
 }
 
-func outputRecords(t *testing.T, job *workspace.Job) []requirement.Record {
+func outputRecords(t testing.TB, job *workspace.Job) []requirement.Record {
 	t.Helper()
 	data, err := job.ReadInternal(output.RequirementsFile)
 	if err != nil {

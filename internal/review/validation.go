@@ -9,6 +9,7 @@ import (
 	"creator/internal/humanize"
 	"creator/internal/reqstore"
 	"creator/internal/requirement"
+	"creator/workspace"
 )
 
 // The review's part of validation.md lies between these lines, so that
@@ -18,12 +19,10 @@ const (
 	blockEnd   = "<!-- end of review -->"
 )
 
-// writeValidation writes r's review into its validation.md, when it has
-// one and the file does not say it already.
+// writeValidation writes r's review into its validation.md, when the
+// file does not say it already; a requirement without a review (back to
+// pending) loses its block.
 func (s *Service) writeValidation(r requirement.Record) error {
-	if r.Review == nil {
-		return nil
-	}
 	file, ok := reqstore.FileOf(r.ID, "validation.md")
 	if !ok {
 		return fmt.Errorf("%q is not a requirement id", r.ID)
@@ -32,12 +31,31 @@ func (s *Service) writeValidation(r requirement.Record) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	next := withBlock(string(old), validationBlock(r))
+	if r.Review == nil && err != nil {
+		return nil // nothing to take back
+	}
+	block := ""
+	if r.Review != nil {
+		block = validationBlock(r)
+	}
+	next := withBlock(string(old), block)
 	if next == string(old) {
 		return nil
 	}
-	_, err = s.cfg.Files.WriteFile(file, []byte(next))
+	write := s.cfg.Files.WriteFile
+	if r, ok := s.cfg.Files.(replacer); ok {
+		// Whole once it has its name; a power cut that undoes the rename
+		// leaves the file before the decision, which Sync writes again.
+		write = r.ReplaceFile
+	}
+	_, err = write(file, []byte(next))
 	return err
+}
+
+// replacer is the file access that can replace a file without flushing
+// its folder to disk (workspace.Files.ReplaceFile).
+type replacer interface {
+	ReplaceFile(rel string, data []byte) (workspace.WriteResult, error)
 }
 
 // withBlock puts block in place of the review block of doc, or above the
@@ -46,11 +64,14 @@ func withBlock(doc, block string) string {
 	if i := strings.Index(doc, blockStart); i >= 0 {
 		if j := strings.Index(doc[i:], blockEnd); j >= 0 {
 			rest := strings.TrimPrefix(doc[i+j+len(blockEnd):], "\n")
+			if block == "" {
+				rest = strings.TrimPrefix(rest, "\n") // the blank line withBlock put after it
+			}
 			return doc[:i] + block + rest
 		}
 	}
-	if doc == "" {
-		return block
+	if doc == "" || block == "" {
+		return block + doc
 	}
 	return block + "\n" + doc
 }

@@ -1,0 +1,165 @@
+package review
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"creator/internal/export"
+	"creator/internal/job"
+)
+
+// exportTypes are the media types of the export formats.
+var exportTypes = map[string]string{
+	"json":   "application/json; charset=utf-8",
+	"csv":    "text/csv; charset=utf-8",
+	"xlsx":   "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+	"md":     "text/markdown; charset=utf-8",
+	"reqif":  "application/xml; charset=utf-8",
+	"cypher": "text/plain; charset=utf-8",
+	// The review log.
+	"audit-json": "application/json; charset=utf-8",
+	"audit-csv":  "text/csv; charset=utf-8",
+}
+
+// serveExport answers GET /api/export?format=F[&reviewed_only=true] with
+// the job's export in format F (json when none) as a download, made as
+// 'creator export' makes it; audit-json and audit-csv are the review log.
+func serveExport(w http.ResponseWriter, r *http.Request, s *Service, j *job.View, version string) {
+	q := r.URL.Query()
+	format := strings.ToLower(q.Get("format"))
+	if format == "" {
+		format = "json"
+	}
+	audit := slices.Contains(export.AuditFormats, format)
+	if !slices.Contains(export.Formats, format) && !audit {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("unknown format %q: use %s", format, strings.Join(append(slices.Clone(export.Formats), export.AuditFormats...), ", ")))
+		return
+	}
+	reviewedOnly := false
+	if v := q.Get("reviewed_only"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("reviewed_only=%q: use true or false", v))
+			return
+		}
+		reviewedOnly = b
+	}
+	var data []byte
+	name := "requirements-" + j.ID + "." + format
+	if audit {
+		// The log of every change, made before any output too.
+		if reviewedOnly {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("reviewed_only is for the requirements; %s is the review log, every change of every requirement", format))
+			return
+		}
+		var err error
+		if data, _, err = export.AuditOf(j, format); err != nil {
+			respond(w, nil, err)
+			return
+		}
+		name = "review-log-" + j.ID + "." + strings.TrimPrefix(format, "audit-")
+	} else {
+		if _, from, _, err := s.Records(); err != nil {
+			respond(w, nil, err)
+			return
+		} else if from != "output" {
+			writeError(w, http.StatusConflict, fmt.Sprintf("job '%s' has no output yet: an export is made of output/requirements.json, written when the job completes or stops at a budget", j.ID))
+			return
+		}
+		src, err := export.ForJob(j, s.cfg.Now(), version)
+		if err != nil {
+			respond(w, nil, err)
+			return
+		}
+		if reviewedOnly {
+			src.Records, _ = export.Approved(src.Records)
+		}
+		if data, err = export.Render(format, src); err != nil {
+			respond(w, nil, err)
+			return
+		}
+	}
+	h := w.Header()
+	h.Set("Content-Type", exportTypes[format])
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(data)))
+	_, _ = w.Write(data)
+}
+
+// serveDocument answers GET /api/documents/{name} with the job's copy of
+// its source document name, and nothing else of the job.
+func serveDocument(w http.ResponseWriter, r *http.Request, j *job.View) {
+	name := r.PathValue("name")
+	f, err := j.OpenInput(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		names := "none"
+		if info, err := j.Info(); err == nil && len(info.Inputs) > 0 {
+			names = strings.Join(info.InputNames(), ", ")
+		}
+		writeError(w, http.StatusNotFound, fmt.Sprintf("%q is not a document of job '%s'; its documents: %s", name, j.ID, names))
+		return
+	}
+	if err != nil {
+		respond(w, nil, err)
+		return
+	}
+	defer f.Close()
+	content, ok := f.(io.ReadSeeker)
+	fi, statErr := f.Stat()
+	if !ok || statErr != nil {
+		writeError(w, http.StatusInternalServerError, fmt.Sprintf("cannot read document %s", name))
+		return
+	}
+	ctype := mime.TypeByExtension(strings.ToLower(path.Ext(name)))
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	h := w.Header()
+	h.Set("Content-Type", ctype)
+	if mt, _, _ := mime.ParseMediaType(ctype); mt != "application/pdf" {
+		// A document of the job may be HTML or SVG, with scripts of its
+		// own: shown sandboxed, they cannot reach the API of this origin.
+		// (Chromium shows no PDF under a sandbox; a PDF's scripts run in
+		// the viewer, not in this origin.)
+		h.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'")
+	}
+	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": name}))
+	h.Set("Cache-Control", "no-cache")
+	http.ServeContent(w, r, name, fi.ModTime().Truncate(time.Second), content)
+}
+
+// serveSections answers GET /api/sections with the heading path of the
+// place each requirement's first citation quotes, as exports place it:
+// {"sections": {"REQ-001": ["4 Retention", "4.1 Invoices"], …}}.
+func serveSections(w http.ResponseWriter, s *Service, j *job.View) {
+	recs, _, _, err := s.Records()
+	if err != nil {
+		respond(w, nil, err)
+		return
+	}
+	src, err := export.SourceOf(j, recs)
+	if err != nil {
+		respond(w, nil, err)
+		return
+	}
+	sections := make(map[string][]string, len(recs))
+	for _, r := range recs {
+		sections[r.ID] = src.SectionsOf(r)
+		if sections[r.ID] == nil {
+			sections[r.ID] = []string{}
+		}
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Sections map[string][]string `json:"sections"`
+	}{sections})
+}

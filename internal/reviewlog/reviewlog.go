@@ -1,0 +1,101 @@
+// Package reviewlog is the append-only record of a job's review: every
+// change of a requirement's review (review/decisions.jsonl) and the
+// reviewers' comments (review/comments.jsonl), one JSON object a line
+// (docs/review.md, "The decision log").
+package reviewlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"creator/internal/requirement"
+)
+
+// The files of the log, in the job folder.
+const (
+	DecisionsFile = "review/decisions.jsonl"
+	CommentsFile  = "review/comments.jsonl"
+)
+
+// Actions of an entry.
+const (
+	Decision = "decision"
+	Undo     = "undo"
+	Bulk     = "bulk"
+)
+
+// Entry is one change of one requirement's review.
+type Entry struct {
+	// Seq numbers the entries of the job from 1.
+	Seq int `json:"seq"`
+	// Time is when the change was made (RFC 3339, UTC).
+	Time        string `json:"time"`
+	Reviewer    string `json:"reviewer"`
+	Requirement string `json:"requirement"`
+	// Action is Decision, Undo or Bulk.
+	Action string `json:"action"`
+	// From and To are the review statuses before and after.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Changes are the fields the change gave another value.
+	Changes map[string]Change `json:"changes,omitempty"`
+	// Note is the decision's note; for an undo, the note it brings back.
+	Note string `json:"note,omitempty"`
+	// Version is the requirement's version after the change: the number
+	// of entries of the requirement so far.
+	Version int `json:"version"`
+	// Undoes is the Seq of the entry an undo takes back.
+	Undoes int `json:"undoes,omitempty"`
+	// Before and After are the record's review before and after the
+	// change, as final.json holds it (null: none, pending).
+	Before *requirement.Review `json:"before"`
+	After  *requirement.Review `json:"after"`
+}
+
+// Change is a field's value before and after an entry.
+type Change struct {
+	Old string `json:"old"`
+	New string `json:"new"`
+}
+
+// Comment is a reviewer's comment on a requirement.
+type Comment struct {
+	// ID numbers the comments of the job from 1.
+	ID          int    `json:"id"`
+	Requirement string `json:"requirement"`
+	Time        string `json:"time"`
+	Reviewer    string `json:"reviewer"`
+	Text        string `json:"text"`
+}
+
+// Line is v as a line of a log.
+func Line(v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// Parse reads the lines of a log. A last line without its newline was
+// torn by a kill during its write, never acknowledged, and is left out
+// (the next append cuts it off); any other line that is not a record is
+// an error naming it.
+func Parse[T any](file string, data []byte) ([]T, error) {
+	if i := bytes.LastIndexByte(data, '\n'); i+1 < len(data) {
+		data = data[:i+1]
+	}
+	var out []T
+	for n, line := range bytes.Split(data, []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(line, &v); err != nil {
+			return nil, fmt.Errorf("%s line %d is not a record of the log: %v", file, n+1, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
