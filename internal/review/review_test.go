@@ -571,3 +571,33 @@ func TestConcurrentDecisions(t *testing.T) {
 		}
 	}
 }
+
+// validation.md shows a reviewer's text as written: HTML and Markdown in a
+// note or an edit are escaped, and a note holding the block's end marker
+// does not cut the block short, so the next decision replaces it whole.
+func TestValidationShowsReviewersTextAsWritten(t *testing.T) {
+	t.Parallel()
+	job := newJob(t, true)
+	svc := newService(job)
+	note := "<script>alert(1)</script> " + blockEnd + " | x |"
+	if _, _, err := svc.Decide("REQ-002", Decision{Decision: "rejected", Note: note}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.Decide("REQ-002", Decision{Decision: "edited", Changes: map[string]string{"title": "<b>bold</b> title"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := job.ReadInternal("requirements/req_002/validation.md")
+	text := string(v)
+	if strings.Contains(text, "<script>") || strings.Contains(text, "<b>") {
+		t.Errorf("raw HTML in validation.md:\n%s", text)
+	}
+	if n := strings.Count(text, blockEnd); n != 1 {
+		t.Errorf("%d end markers, want 1:\n%s", n, text)
+	}
+	if !strings.Contains(text, "&lt;b&gt;bold&lt;/b&gt; title") {
+		t.Errorf("the edited title is not shown:\n%s", text)
+	}
+}

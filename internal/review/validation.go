@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"strings"
 
-	"creator/internal/humanize"
+	"creator/internal/markdown"
 	"creator/internal/reqstore"
 	"creator/internal/requirement"
 	"creator/workspace"
@@ -92,11 +92,11 @@ func validationBlock(r requirement.Record) string {
 		if rv.Status == requirement.Rejected {
 			label = "Reason"
 		}
-		fmt.Fprintf(&b, "- %s: %s\n", label, humanize.OneLine(rv.Note))
+		fmt.Fprintf(&b, "- %s: %s\n", label, markdown.Text(rv.Note))
 	}
 	who := ""
 	if rv.By != "" {
-		who = " by " + rv.By
+		who = " by " + markdown.Text(rv.By)
 	}
 	fmt.Fprintf(&b, "- Reviewed: %s%s\n", rv.At, who)
 	if len(rv.Changes) > 0 {
@@ -111,4 +111,7 @@ func validationBlock(r requirement.Record) string {
 	return b.String()
 }
 
-func cell(s string) string { return strings.ReplaceAll(humanize.OneLine(s), "|", "\\|") }
+// cell is a value in the changes table; like the note it is escaped, so
+// that a reviewer's text is shown as written and can never close the
+// review's block (its marker lines are HTML comments).
+func cell(s string) string { return markdown.Text(s) }
