@@ -358,8 +358,8 @@ func (c *chunker) tableHeader(i int) string {
 	for i+1 < len(c.lines) && isMarker(row(i)) {
 		i++
 	}
-	if !TableRowRE.MatchString(row(i)) {
-		return ""
+	if !TableRowRE.MatchString(row(i)) || i+1 < len(c.lines) && IsTableRule(row(i+1)) {
+		return "" // no table, or one that starts with its own header
 	}
 	first := i
 	for first > 0 && (TableRowRE.MatchString(row(first-1)) || isMarker(row(first-1)) && first > 1 && TableRowRE.MatchString(row(first-2))) {

@@ -192,3 +192,21 @@ func TestChunkTableRows(t *testing.T) {
 		t.Errorf("chunk file body %q", got)
 	}
 }
+
+// TestTableHeaderOverPages checks the header a chunk starting at a line
+// gets: the table's, across a page marker; none for a table that starts
+// with its own header (repeated on a new page) or for text.
+func TestTableHeaderOverPages(t *testing.T) {
+	t.Parallel()
+	text := "Intro.\n\n| # | Description | Level |\n|---|---|---|\n| 1.1 | Verify that a thing is done. | 1 |\n" +
+		"--- page 2 ---\n| 1.2 | Verify that another thing is done. | 2 |\n" +
+		"--- page 3 ---\n| # | Description | Level |\n|---|---|---|\n| 1.3 | Verify that a third thing is done. | 1 |\n\nAfter.\n"
+	c := &chunker{text: text, count: tokens.Default()}
+	c.index()
+	header := "| # | Description | Level |\n|---|---|---|"
+	for line, want := range map[int]string{0: "", 2: "", 3: "", 4: header, 5: header, 6: header, 7: "", 8: "", 10: header, 12: ""} {
+		if got := c.tableHeader(line); got != want {
+			t.Errorf("line %d (%q): header %q, want %q", line+1, strings.TrimSpace(c.lines[line]), got, want)
+		}
+	}
+}

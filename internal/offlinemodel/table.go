@@ -37,13 +37,14 @@ var (
 	// "7", "A1".
 	idCellRE = regexp.MustCompile(`^(?:\*\*|__)?(?:` + reqIDPattern + `|(?:[A-Z]{1,3}[-.]?)?\d{1,3}(?:\.\d{1,3}){0,4}[a-z]?|[A-Z]{1,2}\.\d{1,3}(?:\.\d{1,3}){0,3})\.?(?:\*\*|__)?$`)
 	// Header names of the columns.
-	idHeaderRE   = regexp.MustCompile(`(?i)^(?:#|id|ids|no\.?|nr\.?|num(?:ber)?|ref(?:erence)?|key|identifier|req(?:uirement)?[ ._-]?(?:id|no\.?|#)|control[ ._-]?(?:id|no\.?)|item|lfd\.? ?nr\.?|kennung)$`)
+	idHeaderRE   = regexp.MustCompile(`(?i)^(?:#|id|ids|no\.?|nr\.?|num(?:ber)?|ref(?:erence)?|key|identifier|req(?:uirement)?\.?[ _-]?(?:id|no\.?|#)|control[ ._-]?(?:id|no\.?)|item|lfd\.? ?nr\.?|kennung)$`)
 	textHeaderRE = regexp.MustCompile(`(?i)\b(?:requirements?|description|statement|text|shall|control|obligation|rule|criteri(?:on|a)|condition|measure|anforderung(?:en)?|beschreibung|maßnahme)\b`)
 	reqHeaderRE  = regexp.MustCompile(`(?i)\b(?:requirements?|statement|shall|obligation|anforderung(?:en)?)\b`)
 	// Columns that are never an id: versions, dates, levels.
 	notIDHeaderRE = regexp.MustCompile(`(?i)\b(?:version|rev(?:ision)?|date|datum|level|priority|severity|status|page|seite|stufe|edition|release)\b`)
-	// A date cell: a revision history or a log.
-	dateCellRE = regexp.MustCompile(`^\d{4}-\d{2}(?:-\d{2})?$|^\d{1,2}[./]\d{1,2}[./]\d{2,4}$|^(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{4}$`)
+	// A date cell: a revision history or a log. A date of day and month
+	// has a year of four digits: "1.3.12" is a clause number.
+	dateCellRE = regexp.MustCompile(`^\d{4}-\d{2}(?:-\d{2})?$|^\d{1,2}[./-]\d{1,2}[./-]\d{4}$|^(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{4}$`)
 	// A row that refers elsewhere or notes something: no duty of its own.
 	referenceRowRE = regexp.MustCompile(`(?i)^(?:see|refer to|cf\.|siehe|note:|hinweis:|n/a\b|tbd\b|reserved\b)`)
 	// An imperative at the start of a row's text: a word in the base form
