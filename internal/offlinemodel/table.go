@@ -51,6 +51,9 @@ var (
 	// before a determiner ("Encrypt all backups", "Rotate the keys"). The
 	// words that cannot be such a verb are in notImperativeWord.
 	imperativeLeadRE = regexp.MustCompile(`^(\p{Lu}\p{Ll}+)\s+(?:all|the|a|an|each|every|any|only|no|its|their|your|our|this|these|those|both|at least|at most)\b`)
+	// Verbs that start requirement rows beyond those of imperativeRE,
+	// whatever follows them ("Shred printed data after use").
+	rowVerbRE = regexp.MustCompile(`(?i)^(?:apply|approve|assign|assess|block|classify|clear|close|confirm|define|deploy|destroy|dispose|erase|escalate|grant|hash|install|isolate|label|mask|patch|purge|register|renew|replace|reset|respond|rotate|sanitize|sanitise|scan|separate|set|shred|test|train|transmit|upgrade|wipe)\b`)
 )
 
 // notImperativeWord are the words that start a row without being an
@@ -66,9 +69,13 @@ func init() {
 	}
 }
 
-// imperativeLead reports whether a row's text starts with an imperative
-// followed by its object: "Encrypt all backups", not "Backups of the …".
+// imperativeLead reports whether a row's text starts with an imperative:
+// a verb of rowVerbRE, or a word in its base form followed by its object
+// ("Encrypt all backups", not "Backups of the …").
 func imperativeLead(q string) bool {
+	if rowVerbRE.MatchString(q) {
+		return true
+	}
 	m := imperativeLeadRE.FindStringSubmatch(q)
 	if m == nil {
 		return false

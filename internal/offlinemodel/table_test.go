@@ -1,6 +1,7 @@
 package offlinemodel
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -110,6 +111,7 @@ func TestImperativeLead(t *testing.T) {
 		"Rotate the encryption keys every 90 days.":    true,
 		"Process all payments within one day.":         true,
 		"Quarantine any file that fails the scan.":     true,
+		"Shred printed customer data after use.":       true,
 		"Backups of the database are kept offsite.":    false,
 		"Stores all logs for a year.":                  false,
 		"Encrypted the backups last year.":             false,
@@ -121,5 +123,37 @@ func TestImperativeLead(t *testing.T) {
 		if got := imperativeLead(q); got != want {
 			t.Errorf("imperativeLead(%q) = %v, want %v", q, got, want)
 		}
+	}
+}
+
+// TestProseWithTable checks a document of prose with a small numbered
+// table: each row is one requirement (not the whole table read as one
+// sentence), the prose around it is read by its cues, and a glossary
+// beside it states nothing though a definition says "must".
+func TestProseWithTable(t *testing.T) {
+	t.Parallel()
+	body := "# Office policy\n\nStaff should lock their screens when they leave the desk.\n\n" +
+		"| No. | Rule | Applies to |\n|---|---|---|\n" +
+		"| 1 | Visitors must sign in at the front desk. | Reception |\n" +
+		"| 2 | Shred printed customer data after use. | All staff |\n\n" +
+		"| Term | Meaning |\n|---|---|\n| Visitor | A person who must be accompanied by a member of staff. |\n| Desk | The place where the member of staff works. |\n\n" +
+		"The policy was approved by the board in March.\n"
+	p := makeProfile("policy.md", body)
+	if p.Shape != shapeProse {
+		t.Fatalf("shape %q, want prose", p.Shape)
+	}
+	drafts := analyzeChunk(chunkRead{n: 1, doc: "policy.md", body: body}, map[string]profile{"policy.md": p})
+	type rec struct{ id, quote, attrs string }
+	var got []rec
+	for _, d := range drafts {
+		got = append(got, rec{d.SourceID, d.Citations[0].Quote, fmt.Sprint(d.Attributes)})
+	}
+	want := []rec{
+		{"", "Staff should lock their screens when they leave the desk.", "map[]"},
+		{"1", "Visitors must sign in at the front desk.", "map[applies_to:Reception]"},
+		{"2", "Shred printed customer data after use.", "map[applies_to:All staff]"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
