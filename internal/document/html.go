@@ -65,13 +65,14 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 	case n.DataAtom == atom.Li:
 		w.endLine()
 		w.cur.WriteString("- ")
-	case n.DataAtom == atom.Table:
+	case n.DataAtom == atom.Table && !layoutTable(n):
 		w.table(n, depth)
 		return
 	case n.DataAtom == atom.Pre:
 		w.endBlock()
 		w.pre++
-	case blocks[n.DataAtom]:
+	case blocks[n.DataAtom], n.DataAtom == atom.Td, n.DataAtom == atom.Th:
+		// The cells of a table that lays out a page are its blocks.
 		w.endBlock()
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -81,11 +82,62 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 	case n.DataAtom == atom.Pre:
 		w.endBlock()
 		w.pre--
-	case headingLevel[n.DataAtom] > 0, blocks[n.DataAtom]:
+	case headingLevel[n.DataAtom] > 0, blocks[n.DataAtom], n.DataAtom == atom.Td, n.DataAtom == atom.Th:
 		w.endBlock()
 	case n.DataAtom == atom.Li:
 		w.endLine()
 	}
+}
+
+// layoutTable reports whether a table lays out a page rather than holding
+// data: one column only, or a cell with headings, lists, tables or more
+// than two paragraphs in it.
+func layoutTable(n *html.Node) bool {
+	widest := 0
+	var cellHasBlocks func(n *html.Node, depth int) bool
+	cellHasBlocks = func(n *html.Node, depth int) bool {
+		paras := 0
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch {
+			case headingLevel[c.DataAtom] > 0, c.DataAtom == atom.Ul, c.DataAtom == atom.Ol, c.DataAtom == atom.Table:
+				return true
+			case c.DataAtom == atom.P || c.DataAtom == atom.Div:
+				if paras++; paras > 2 {
+					return true
+				}
+			}
+			if depth < 64 && cellHasBlocks(c, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	layout := false
+	var rows func(n *html.Node)
+	rows = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && !layout; c = c.NextSibling {
+			if c.Type != html.ElementNode || c.DataAtom == atom.Table {
+				continue
+			}
+			if c.DataAtom != atom.Tr {
+				rows(c)
+				continue
+			}
+			cells := 0
+			for td := c.FirstChild; td != nil; td = td.NextSibling {
+				if td.Type == html.ElementNode && (td.DataAtom == atom.Td || td.DataAtom == atom.Th) {
+					cells++
+					layout = layout || cellHasBlocks(td, 0)
+				}
+			}
+			widest = max(widest, cells)
+		}
+	}
+	rows(n)
+	return layout || widest < 2
 }
 
 // table writes a table as table lines: its rows (those of tables nested

@@ -24,13 +24,15 @@ import (
 //     under a header that names no other thing (a version, a level);
 //   - every other column is an attribute, named by its header.
 //
-// A table with a text column and an id column is a requirements table,
-// and so is one whose text column's header names requirements. Each row
-// whose text states a duty (a normative cue, an imperative, a capability,
-// a verification statement, or a statement in a requirements section) is
-// a requirement: its id cell the source_id, its other cells attributes,
-// its text cell the quote, verbatim. Other tables (a glossary, a revision
-// history, a table of names and values) state none.
+// A table with a text column is a requirements table unless it is a
+// glossary, a list of abbreviations or a history (by its headers, or a
+// column of dates). Each row whose text states a duty (a normative cue,
+// an imperative, a capability, a verification statement, or a statement
+// in a requirements section) is a requirement: its id cell the source_id,
+// its other cells attributes, its text cell the quote, verbatim; in a
+// table without an id column whose text column is not named for
+// requirements, only a normative cue makes a row one. Other tables (a
+// table of names and values, of short cells) state none.
 
 var (
 	// An identifier cell: "FR-1.1", "REQ-012", "1.2.3", "V1.2.3", "C.4",
@@ -40,6 +42,9 @@ var (
 	idHeaderRE   = regexp.MustCompile(`(?i)^(?:#|id|ids|no\.?|nr\.?|num(?:ber)?|ref(?:erence)?|key|identifier|req(?:uirement)?\.?[ _-]?(?:id|no\.?|#)|control[ ._-]?(?:id|no\.?)|item|lfd\.? ?nr\.?|kennung)$`)
 	textHeaderRE = regexp.MustCompile(`(?i)\b(?:requirements?|description|statement|text|shall|control|obligation|rule|criteri(?:on|a)|condition|measure|anforderung(?:en)?|beschreibung|maßnahme)\b`)
 	reqHeaderRE  = regexp.MustCompile(`(?i)\b(?:requirements?|statement|shall|obligation|anforderung(?:en)?)\b`)
+	// Headers of tables that state no requirements: glossaries, lists of
+	// abbreviations, histories.
+	notRequirementsHeaderRE = regexp.MustCompile(`(?i)\b(?:terms?|definitions?|meaning|abbreviations?|acronyms?|glossary|changes?|history|begriffe?|bedeutung|erklärung|abkürzung(?:en)?|änderung(?:en)?)\b`)
 	// Columns that are never an id: versions, dates, levels.
 	notIDHeaderRE = regexp.MustCompile(`(?i)\b(?:version|rev(?:ision)?|date|datum|level|priority|severity|status|page|seite|stufe|edition|release)\b`)
 	// A date cell: a revision history or a log. A date of day and month
@@ -282,10 +287,22 @@ func (t pipeTable) columnRoles() (textCol, idCol int, ok bool) {
 			break
 		}
 	}
-	if idCol < 0 && !reqHeaderRE.MatchString(name(textCol)) {
-		return -1, -1, false
+	if idCol < 0 {
+		for j := range cols {
+			if notRequirementsHeaderRE.MatchString(name(j)) {
+				return -1, -1, false // a glossary, a list of abbreviations, a history
+			}
+		}
 	}
 	return textCol, idCol, true
+}
+
+// name is the header's name of column j, or "".
+func (t pipeTable) name(j int) string {
+	if j >= 0 && j < len(t.header) {
+		return t.header[j]
+	}
+	return ""
 }
 
 // attrName is a header's name as an attribute: lower case, words joined
@@ -348,6 +365,8 @@ func tableFindings(text string, normativeAt func(int) bool) (out []found, reqTab
 			f, ok := classify(q, false)
 			switch {
 			case ok:
+			case idCol < 0 && !reqHeaderRE.MatchString(t.name(textCol)):
+				continue // a table of other things: only a cue makes a row a duty
 			case verifyVerbRE.MatchString(q) || rowStatesDuty(q) || imperativeLead(q):
 				f = finding{kind: "obligation", cue: "a row of a requirements table", confidence: 0.75, strong: true,
 					note: "a row of a requirements table that states what is to be done, an obligation whatever its verb"}

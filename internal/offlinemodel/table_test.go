@@ -51,6 +51,8 @@ func TestTableFindings(t *testing.T) {
 			}},
 		{"requirements without ids", "| Requirement | Priority |\n|---|---|\n| The portal must log every failed login. | High |\n| The portal is hosted in Frankfurt. | Low |\n",
 			[]row{{"", "The portal must log every failed login.", map[string]string{"priority": "High"}}}},
+		{"a table of topics: cues only", "| Topic | Guidance |\n|---|---|\n| Passwords | Passwords must have at least 12 characters. |\n| Screens | Lock the screen when you leave the desk. |\n| Printing | Printers are on every floor of the building. |\n",
+			[]row{{"", "Passwords must have at least 12 characters.", map[string]string{"topic": "Passwords"}}}},
 		{"glossary", "| Term | Definition |\n|---|---|\n| Backup | A copy of the data that must be kept apart from the original. |\n| Region | A location of the provider with its own data centres. |\n", nil},
 		{"revision history", "| Version | Date | Changes |\n|---|---|---|\n| 1.0 | 2025-01-10 | Encrypt all backups: added as BK-02. |\n| 1.1 | 08-12-2009 | The system shall log logins: added. |\n", nil},
 		{"history without a header", "| 08-12-2009 | Editorial | Change AC-19 f. to AC-19 e. in the whole section. | Page F-17 |\n| 09-14-2009 | Editorial | Change SC-32 Priority Code from P0 to P1 in the table. | Page D-7 |\n", nil},
