@@ -7,7 +7,8 @@ import (
 
 // Tables in a PDF are found where their columns are clear: a run of
 // baselines whose text segments (split at gaps wider than a word space)
-// all start at a few column positions and each stays within its column,
+// all start, centre or end where the first baseline's do (cells set flush
+// left, centred or flush right) and each stays within its column,
 // with at least three baselines of two cells or more (or a header row
 // over the text in its columns: the rest of a table on a new page) and at
 // least one column of short cells (an id, a priority). Two columns of prose side by
@@ -56,30 +57,20 @@ func findTables(segs []line) []line {
 
 // tableRun looks for a table starting at baseline i: the baselines up to
 // end (exclusive) and its columns' starts, or end == i.
-func tableRun(bls []pdfBaseline, i int) (end int, cols []float64) {
+func tableRun(bls []pdfBaseline, i int) (end int, cols []line) {
 	first := bls[i]
 	if len(first.segs) < 2 {
 		return i, nil
 	}
 	tol := columnTolerance * first.size
-	for _, s := range first.segs {
-		cols = append(cols, s.x0)
-	}
-	// column is the column a segment starts, or -1.
-	column := func(s line) int {
-		for j, x := range cols {
-			if math.Abs(s.x0-x) <= tol {
-				return j
-			}
-		}
-		return -1
-	}
-	// fits reports whether every segment of a baseline starts a column and
+	cols = first.segs
+	column := func(s line) int { return columnOf(s, cols, tol) }
+	// fits reports whether every segment of a baseline is in a column and
 	// ends before the next column starts.
 	fits := func(b pdfBaseline) bool {
 		for _, s := range b.segs {
 			j := column(s)
-			if j < 0 || j+1 < len(cols) && s.x1 > cols[j+1]+tol {
+			if j < 0 || j+1 < len(cols) && s.x1 > cols[j+1].x0+tol {
 				return false
 			}
 		}
@@ -101,6 +92,9 @@ func tableRun(bls []pdfBaseline, i int) (end int, cols []float64) {
 		if usual > 0 {
 			limit = rowGapLimit * usual
 		}
+		if end == i+1 && len(first.segs) >= 2 && headerLike(cellTexts(bls[i:end+1], column, len(cols))) {
+			limit *= 2 // a header row set apart from the rows (a rule, a shaded band)
+		}
 		if d > limit {
 			break
 		}
@@ -116,6 +110,19 @@ func tableRun(bls []pdfBaseline, i int) (end int, cols []float64) {
 		return i, nil
 	}
 	return end, cols
+}
+
+// columnOf is the column of a segment: the one of the first baseline's
+// segments (cols) it starts, centres or ends with — cells are set flush
+// left, centred or flush right — or -1.
+func columnOf(s line, cols []line, tol float64) int {
+	mid := (s.x0 + s.x1) / 2
+	for j, c := range cols {
+		if math.Abs(s.x0-c.x0) <= tol || math.Abs(mid-(c.x0+c.x1)/2) <= tol || math.Abs(s.x1-c.x1) <= tol {
+			return j
+		}
+	}
+	return -1
 }
 
 // cellTexts are the texts of a run's baselines by column: the first
@@ -138,7 +145,7 @@ func cellTexts(run []pdfBaseline, column func(line) int, n int) [][]string {
 // column holds text in at least two baselines (under a header, in one), one column has short cells
 // (three words at most), and two columns are not two of prose of a like
 // width (a page set in columns).
-func clearColumns(run []pdfBaseline, cols []float64, column func(line) int, headed bool) bool {
+func clearColumns(run []pdfBaseline, cols []line, column func(line) int, headed bool) bool {
 	filled := make([]int, len(cols))
 	words := make([]int, len(cols))
 	width := make([]float64, len(cols))
@@ -176,16 +183,9 @@ func clearColumns(run []pdfBaseline, cols []float64, column func(line) int, head
 // tableLines renders a table's baselines as rows: a row starts at a
 // baseline with text in the first column (or the table's first), and a
 // cell's lines are joined with spaces.
-func tableLines(run []pdfBaseline, cols []float64) []line {
+func tableLines(run []pdfBaseline, cols []line) []line {
 	tol := columnTolerance * run[0].size
-	column := func(s line) int {
-		for j, x := range cols {
-			if math.Abs(s.x0-x) <= tol {
-				return j
-			}
-		}
-		return 0
-	}
+	column := func(s line) int { return max(columnOf(s, cols, tol), 0) }
 	// A first baseline that reads as a header is the header row alone.
 	headed := headerLike(cellTexts(run, column, len(cols)))
 	var rows [][]string

@@ -144,6 +144,31 @@ func TestPDFTable(t *testing.T) {
 	text := extract(t, "table.pdf", tablePDF(requirementRows, xs, 45)).Text()
 	mustContain(t, text, "every night, and each of them is kept in two regions.\n\n"+requirementTable+"\nAfter the table.")
 
+	// Cells centred in their columns (the id and the level), the header
+	// set apart from the rows.
+	centred := func(s string, mid float64) pdfwrite.Text {
+		return pdfwrite.Text{X: mid - pdfwrite.Width(s, 10)/2, Size: 10, S: s}
+	}
+	var texts []pdfwrite.Text
+	y := 700.0
+	for i, r := range [][]string{{"#", "Description", "Level"}, {"1.1.1", "Verify that input is decoded once.", "2"},
+		{"1.1.10", "Verify that output is encoded for its context.", "1"}, {"1.1.11", "Verify that files are scanned.", "3"}} {
+		for j, c := range r {
+			tx := centred(c, []float64{80, 0, 520}[j])
+			if j == 1 {
+				tx = pdfwrite.Text{X: 120, Size: 10, S: c}
+			}
+			tx.Y = y
+			texts = append(texts, tx)
+		}
+		y -= 16
+		if i == 0 {
+			y -= 12
+		}
+	}
+	text = extract(t, "centred.pdf", (&pdfwrite.Document{Pages: []pdfwrite.Page{{Texts: texts}}}).Bytes()).Text()
+	mustContain(t, text, "| # | Description | Level |\n|---|---|---|\n| 1.1.1 | Verify that input is decoded once. | 2 |\n| 1.1.10 | Verify that output is encoded for its context. | 1 |\n")
+
 	numbered := [][]string{
 		{"3.2.1", "Completeness of the records kept by the taxpayer in every one of the systems."},
 		{"3.2.2", "Correctness of every record, checked against the document it was made from."},
