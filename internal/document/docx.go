@@ -85,6 +85,7 @@ type docxReader struct {
 type docxTable struct {
 	rows   [][]string
 	cells  []string
+	span   int  // the columns the current cell spans
 	header bool // its first row is marked as a header (repeated on each page)
 }
 
@@ -131,6 +132,11 @@ func (d *docxReader) start(t xml.StartElement) {
 		if len(d.tables) > 0 {
 			tbl := d.tables[len(d.tables)-1]
 			tbl.cells = append(tbl.cells, "")
+			tbl.span = 1
+		}
+	case "gridSpan":
+		if n, err := strconv.Atoi(attr(t, "val")); err == nil && n > 1 && n <= 64 && len(d.tables) > 0 {
+			d.tables[len(d.tables)-1].span = n
 		}
 	}
 }
@@ -141,6 +147,15 @@ func (d *docxReader) end(name string) {
 		d.endPara()
 	case "t", "instrText":
 		d.inText = false
+	case "tc":
+		// A cell merged across columns: the columns it covers stay, empty,
+		// so that the row's cells stand under their headers.
+		if len(d.tables) > 0 {
+			tbl := d.tables[len(d.tables)-1]
+			for ; tbl.span > 1; tbl.span-- {
+				tbl.cells = append(tbl.cells, "")
+			}
+		}
 	case "tr":
 		if len(d.tables) > 0 {
 			tbl := d.tables[len(d.tables)-1]

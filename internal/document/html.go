@@ -2,6 +2,7 @@ package document
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -169,6 +170,12 @@ func (w *htmlWriter) table(n *html.Node, depth int) {
 				}
 				cw.endBlock()
 				cells = append(cells, strings.Join(cw.lines, " "))
+				// A cell spanning columns: the columns it covers stay, empty.
+				for _, a := range td.Attr {
+					if n, err := strconv.Atoi(strings.TrimSpace(a.Val)); a.Key == "colspan" && err == nil && n > 1 && n <= 64 {
+						cells = append(cells, make([]string, n-1)...)
+					}
+				}
 			}
 			if len(rows) == 0 && len(cells) > 0 && (allTH || head) {
 				header = true

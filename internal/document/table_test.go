@@ -28,8 +28,9 @@ const requirementTable = "| ID | Requirement | Priority | Owner |\n|---|---|---|
 // TestDOCXTable checks that a Word table is one line a row, its cells
 // apart: a cell of two paragraphs and two runs is one cell, the header
 // (not marked as such) gets its rule line, so does a header marked as
-// one, a table nested in a cell stays in that cell, and a table of names
-// and values gets no header.
+// one, a cell merged across two columns keeps the next cell in its column,
+// a table nested in a cell stays in that cell, and a table of names and
+// values gets no header.
 func TestDOCXTable(t *testing.T) {
 	t.Parallel()
 	cell := func(s string) string {
@@ -49,7 +50,8 @@ func TestDOCXTable(t *testing.T) {
 		tbl.WriteString("</w:tr>")
 	}
 	tbl.WriteString("</w:tbl>")
-	marked := `<w:tbl><w:tr><w:trPr><w:tblHeader/></w:trPr>` + cell("Level 1") + cell("Level 2") + `</w:tr><w:tr>` + cell("Yes") + cell("No") + `</w:tr></w:tbl>`
+	marked := `<w:tbl><w:tr><w:trPr><w:tblHeader/></w:trPr>` + cell("Level 1") + cell("Level 2") + cell("Note") + `</w:tr><w:tr>` + cell("Yes") + cell("No") + cell("-") + `</w:tr>` +
+		`<w:tr><w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr><w:p><w:r><w:t>Both</w:t></w:r></w:p></w:tc>` + cell("Merged") + `</w:tr></w:tbl>`
 	nested := `<w:tbl><w:tr>` + cell("Severity") + `<w:tc><w:tbl><w:tr>` + cell("CAT") + cell("II") + `</w:tr></w:tbl></w:tc></w:tr>` +
 		`<w:tr>` + cell("CCI") + cell("CCI-000048") + `</w:tr></w:tbl>`
 	body := `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>` +
@@ -61,11 +63,11 @@ func TestDOCXTable(t *testing.T) {
 	w.Write([]byte(body))
 	zw.Close()
 	text := extract(t, "reqs.docx", buf.Bytes()).Text()
-	mustContain(t, text, "Backups are taken every night.\n\n"+requirementTable+"\n| Level 1 | Level 2 |\n|---|---|\n| Yes | No |\n\n| Severity | CAT II |\n| CCI | CCI-000048 |\n\nAfter the tables.")
+	mustContain(t, text, "Backups are taken every night.\n\n"+requirementTable+"\n| Level 1 | Level 2 | Note |\n|---|---|---|\n| Yes | No | - |\n| Both | | Merged |\n\n| Severity | CAT II |\n| CCI | CCI-000048 |\n\nAfter the tables.")
 }
 
 // TestHTMLTable checks HTML tables: a <thead> header, cells with markup
-// and line breaks on one line, a table of names and values (<th> in the
+// and line breaks on one line, a cell spanning two columns, a table of names and values (<th> in the
 // first column) without a header; and tables that lay out a page, which
 // are no tables.
 func TestHTMLTable(t *testing.T) {
@@ -87,9 +89,10 @@ func TestHTMLTable(t *testing.T) {
 		}
 		b.WriteString("</tr>")
 	}
+	b.WriteString("<tr><td colspan=\"2\">Merged</td><td>Low</td><td>Ops</td></tr>")
 	b.WriteString("</tbody></table><table><tr><th>Severity</th><td>CAT II</td></tr><tr><th>CCI</th><td>CCI-000048</td></tr></table>")
 	text := extract(t, "reqs.html", []byte(b.String())).Text()
-	mustContain(t, text, "Backups are taken every night.\n\n"+requirementTable+"\n| Severity | CAT II |\n| CCI | CCI-000048 |\n")
+	mustContain(t, text, "Backups are taken every night.\n\n"+requirementTable+"| Merged | | Low | Ops |\n\n| Severity | CAT II |\n| CCI | CCI-000048 |\n")
 
 	// Tables that lay out a page are read as its blocks.
 	layout := `<table><tr><td><h1>Site</h1><ul><li>Home</li><li>About</li></ul></td><td><h2>Policy</h2><p>Records must be kept.</p><p>Second para.</p></td></tr></table>
