@@ -328,7 +328,8 @@ func (c *chunker) paragraphs(start, end int) []span {
 }
 
 // sentencesAndRows splits a paragraph into its sentences, and the table
-// rows in it into one piece a row: a row is never cut.
+// rows in it into one piece a row (a header with its rule line): a row is
+// never cut.
 func (c *chunker) sentencesAndRows(p span) []span {
 	var out []span
 	from := p.start // of the text before the next row
@@ -340,7 +341,11 @@ func (c *chunker) sentencesAndRows(p span) []span {
 			out = append(out, c.sentences(span{from, c.starts[i]})...)
 		}
 		end := min(c.starts[i+1], p.end)
-		out = append(out, span{max(c.starts[i], p.start), end})
+		if n := len(out); n > 0 && out[n-1].end == c.starts[i] && IsTableRule(strings.TrimRight(c.lines[i], "\r\n")) {
+			out[n-1].end = end // a header row keeps its rule line
+		} else {
+			out = append(out, span{max(c.starts[i], p.start), end})
+		}
 		from = end
 	}
 	if from < p.end {

@@ -248,3 +248,22 @@ func TestTableHeaderOverPages(t *testing.T) {
 		}
 	}
 }
+
+// TestTablePieces checks the pieces a paragraph with a table is cut into
+// when it is too long for a chunk: its sentences, then one a row, the
+// header with its rule line.
+func TestTablePieces(t *testing.T) {
+	t.Parallel()
+	text := "The rows follow. They are short.\n| ID | Requirement |\n|---|---|\n| R-1 | The service shall log. It shall also alert. |\n| R-2 | Keep logs. |\n"
+	c := &chunker{text: text, count: tokens.Default()}
+	c.index()
+	var got []string
+	for _, sp := range c.sentencesAndRows(span{0, len(text)}) {
+		got = append(got, text[sp.start:sp.end])
+	}
+	want := []string{"The rows follow. ", "They are short.\n", "| ID | Requirement |\n|---|---|\n",
+		"| R-1 | The service shall log. It shall also alert. |\n", "| R-2 | Keep logs. |\n"}
+	if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+		t.Errorf("pieces %q\nwant %q", got, want)
+	}
+}
