@@ -212,7 +212,7 @@ func (d *docTools) replaceChunks(source, docName string, chunks []document.Chunk
 		mc := document.ManifestChunk{
 			ID: id, File: "chunks/" + id + ".md", Document: docName, Source: source,
 			Heading: c.Heading, Sections: c.Sections, FirstPage: c.FirstPage, LastPage: c.LastPage,
-			StartLine: c.StartLine, EndLine: c.EndLine, Tokens: c.Tokens,
+			StartLine: c.StartLine, EndLine: c.EndLine, Tokens: c.Tokens, TableHeader: c.TableHeader,
 		}
 		if _, err := d.files.WriteFile(mc.File, []byte(document.ChunkFile(mc, c.Text))); err != nil {
 			return man, err

@@ -493,6 +493,13 @@ func TestBuiltinVerificationTable(t *testing.T) {
 	}
 	_, recs := builtinOnCorpus(t, "OWASP-ASVS-5.0.pdf", "asvs", "OWASP-ASVS-5.0.gold.json", 0.90, 0.85)
 	assertNoLevels(t, recs)
+	// Each row keeps its id and its level column, by the column's name.
+	for _, r := range recs {
+		if r.SourceID == "" || r.Attributes["level"] == "" {
+			t.Errorf("%s has no row id or level: %q %v", r.ID, r.SourceID, r.Attributes)
+			break
+		}
+	}
 }
 
 // TestBuiltinRuleList runs the STIG whose rule titles are its

@@ -26,9 +26,13 @@ type Chunk struct {
 	StartLine int      `json:"start_line"` // 1-based lines of the extracted text, inclusive
 	EndLine   int      `json:"end_line"`
 	Tokens    int      `json:"tokens"`
-	Text      string   `json:"-"`
-	start     int      // byte offsets in the text
-	end       int
+	// TableHeader is the header of the table the chunk starts in the
+	// middle of (its header row and rule line), so that its rows can be
+	// read by their columns; it is no part of Text.
+	TableHeader string `json:"table_header,omitempty"`
+	Text        string `json:"-"`
+	start       int    // byte offsets in the text
+	end         int
 }
 
 // span is a unit of text that is never cut: a paragraph, or a sentence of
@@ -244,7 +248,7 @@ func (c *chunker) fit(out []piece, sp span, level int) []piece {
 	var parts []span
 	switch level {
 	case 0:
-		parts = c.sentences(sp)
+		parts = c.sentencesAndRows(sp)
 	case 1:
 		parts = c.cutAfter(sp, '\n')
 	case 2:
@@ -323,6 +327,55 @@ func (c *chunker) paragraphs(start, end int) []span {
 	return append(out, span{pstart, end})
 }
 
+// sentencesAndRows splits a paragraph into its sentences, and the table
+// rows in it into one piece a row (a header with its rule line): a row is
+// never cut.
+func (c *chunker) sentencesAndRows(p span) []span {
+	var out []span
+	from := p.start // of the text before the next row
+	for i := c.lineAt(p.start); i < len(c.lines) && c.starts[i] < p.end; i++ {
+		if !TableRowRE.MatchString(strings.TrimRight(c.lines[i], "\r\n")) {
+			continue
+		}
+		if c.starts[i] > from {
+			out = append(out, c.sentences(span{from, c.starts[i]})...)
+		}
+		end := min(c.starts[i+1], p.end)
+		if n := len(out); n > 0 && out[n-1].end == c.starts[i] && IsTableRule(strings.TrimRight(c.lines[i], "\r\n")) {
+			out[n-1].end = end // a header row keeps its rule line
+		} else {
+			out = append(out, span{max(c.starts[i], p.start), end})
+		}
+		from = end
+	}
+	if from < p.end {
+		out = append(out, c.sentences(span{from, p.end})...)
+	}
+	return out
+}
+
+// tableHeader is the header (row and rule line) of the table that line i
+// is a row of, when line i is not the header's own; "" when the line is
+// no table row or the table has no header.
+func (c *chunker) tableHeader(i int) string {
+	row := func(j int) string { return strings.TrimRight(c.lines[j], "\r\n") }
+	// A table goes on over a page break.
+	for i+1 < len(c.lines) && isMarker(row(i)) {
+		i++
+	}
+	if !TableRowRE.MatchString(row(i)) || i+1 < len(c.lines) && IsTableRule(row(i+1)) {
+		return "" // no table, or one that starts with its own header
+	}
+	first := i
+	for first > 0 && (TableRowRE.MatchString(row(first-1)) || isMarker(row(first-1)) && first > 1 && TableRowRE.MatchString(row(first-2))) {
+		first--
+	}
+	if first+1 >= i || !IsTableRule(row(first+1)) || IsTableRule(row(i)) {
+		return ""
+	}
+	return strings.TrimSpace(row(first)) + "\n" + strings.TrimSpace(row(first+1))
+}
+
 // sentences splits a paragraph into its sentences. A page marker starts
 // a sentence, so that a piece starts on its page.
 func (c *chunker) sentences(p span) []span {
@@ -369,6 +422,7 @@ func (c *chunker) emit(start, end int, secs []section) {
 			ch.Sections = append(ch.Sections, s.path)
 		}
 	}
+	ch.TableHeader = c.tableHeader(first)
 	ch.FirstPage, ch.LastPage = c.pages[first], c.pages[last]
 	// A chunk that starts on a page marker starts on that page.
 	if n, ok := ParsePageMarker(strings.TrimSpace(c.lines[first])); ok {

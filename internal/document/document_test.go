@@ -236,7 +236,7 @@ for ten years.</p><ul><li>First item</li><li>Second item</li></ul>
   line two</pre><p>Soft&shy;hyphen word.</p></body></html>`
 	text := extract(t, "page.html", []byte(html)).Text()
 	mustContain(t, text, "# Retention policy\n", "Records must be kept for ten years.", "- First item\n- Second item",
-		"Record | Period\nInvoice | 10 years", "## Details", "line one\n  line two", "Softhyphen word.")
+		"\n| Record | Period |\n|---|---|\n| Invoice | 10 years |\n", "## Details", "line one\n  line two", "Softhyphen word.")
 	mustLack(t, text, "MUST NOT show", "color:red")
 }
 

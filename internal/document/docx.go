@@ -17,8 +17,8 @@ import (
 const maxDOCXPart = 256 << 20
 
 // extractDOCX reads the paragraphs of word/document.xml: headings (by their
-// style) as Markdown headings, list paragraphs with a dash, table rows with
-// cells separated by " | ".
+// style) as Markdown headings, list paragraphs with a dash, tables as
+// table lines (table.go).
 func extractDOCX(data []byte) (*Document, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -77,8 +77,28 @@ type docxReader struct {
 	style  string          // its style
 	list   bool            // it is a list item
 	inText bool            // inside a text run, not a field code
-	cells  []string        // cells of the current table row
-	inCell bool
+	tables []*docxTable    // the tables being read, innermost last
+}
+
+// docxTable is a table being read: its rows so far and the cells of the
+// current one.
+type docxTable struct {
+	rows   [][]string
+	cells  []string
+	span   int  // the columns the current cell spans
+	header bool // its first row is marked as a header (repeated on each page)
+}
+
+// cell is the innermost table's current cell, or nil outside a cell.
+func (d *docxReader) cell() *string {
+	if len(d.tables) == 0 {
+		return nil
+	}
+	t := d.tables[len(d.tables)-1]
+	if len(t.cells) == 0 {
+		return nil
+	}
+	return &t.cells[len(t.cells)-1]
 }
 
 func (d *docxReader) start(t xml.StartElement) {
@@ -98,11 +118,26 @@ func (d *docxReader) start(t xml.StartElement) {
 		if attr(t, "type") != "page" {
 			d.para.WriteByte('\n')
 		}
+	case "tbl":
+		d.tables = append(d.tables, &docxTable{})
 	case "tr":
-		d.cells = nil
+		if len(d.tables) > 0 {
+			d.tables[len(d.tables)-1].cells = nil
+		}
+	case "tblHeader":
+		if v := attr(t, "val"); len(d.tables) > 0 && len(d.tables[len(d.tables)-1].rows) == 0 && v != "0" && v != "false" {
+			d.tables[len(d.tables)-1].header = true
+		}
 	case "tc":
-		d.inCell = true
-		d.cells = append(d.cells, "")
+		if len(d.tables) > 0 {
+			tbl := d.tables[len(d.tables)-1]
+			tbl.cells = append(tbl.cells, "")
+			tbl.span = 1
+		}
+	case "gridSpan":
+		if n, err := strconv.Atoi(attr(t, "val")); err == nil && n > 1 && n <= 64 && len(d.tables) > 0 {
+			d.tables[len(d.tables)-1].span = n
+		}
 	}
 }
 
@@ -113,13 +148,38 @@ func (d *docxReader) end(name string) {
 	case "t", "instrText":
 		d.inText = false
 	case "tc":
-		d.inCell = false
-	case "tr":
-		if row := strings.Join(d.cells, " | "); strings.TrimSpace(strings.ReplaceAll(row, "|", "")) != "" {
-			d.lines = append(d.lines, row)
+		// A cell merged across columns: the columns it covers stay, empty,
+		// so that the row's cells stand under their headers.
+		if len(d.tables) > 0 {
+			tbl := d.tables[len(d.tables)-1]
+			for ; tbl.span > 1; tbl.span-- {
+				tbl.cells = append(tbl.cells, "")
+			}
 		}
-		d.cells = nil
+	case "tr":
+		if len(d.tables) > 0 {
+			tbl := d.tables[len(d.tables)-1]
+			if tbl.cells != nil {
+				tbl.rows = append(tbl.rows, tbl.cells)
+			}
+			tbl.cells = nil
+		}
 	case "tbl":
+		if len(d.tables) == 0 {
+			return
+		}
+		tbl := d.tables[len(d.tables)-1]
+		d.tables = d.tables[:len(d.tables)-1]
+		if c := d.cell(); c != nil {
+			// A table inside a cell: its rows go into the cell's text.
+			*c = strings.TrimSpace(*c + " " + nestedTableText(tbl.rows))
+			return
+		}
+		lines := renderTable(tbl.rows, tbl.header || headerLike(tbl.rows))
+		if len(d.lines) > 0 && d.lines[len(d.lines)-1] != "" {
+			d.lines = append(d.lines, "")
+		}
+		d.lines = append(d.lines, lines...)
 		d.lines = append(d.lines, "")
 	}
 }
@@ -129,9 +189,9 @@ func (d *docxReader) end(name string) {
 func (d *docxReader) endPara() {
 	text := strings.TrimRightFunc(d.para.String(), unicode.IsSpace)
 	d.para.Reset()
-	if d.inCell {
+	if c := d.cell(); c != nil {
 		if text != "" {
-			d.cells[len(d.cells)-1] = strings.TrimSpace(d.cells[len(d.cells)-1] + " " + text)
+			*c = strings.TrimSpace(*c + " " + text)
 		}
 		return
 	}

@@ -2,6 +2,7 @@ package document
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -10,8 +11,8 @@ import (
 )
 
 // extractHTML renders an HTML page as text: headings as Markdown headings,
-// list items with a dash, table rows with cells separated by " | ", other
-// blocks as paragraphs. Scripts, styles and the head are left out.
+// list items with a dash, tables as table lines (table.go), other blocks
+// as paragraphs. Scripts, styles and the head are left out.
 func extractHTML(data []byte) (*Document, error) {
 	root, err := html.Parse(bytes.NewReader([]byte(decodeText(data))))
 	if err != nil {
@@ -24,10 +25,11 @@ func extractHTML(data []byte) (*Document, error) {
 }
 
 type htmlWriter struct {
-	lines []string
-	cur   strings.Builder
-	pre   int
-	space bool // whitespace seen since the last word
+	lines  []string
+	cur    strings.Builder
+	pre    int
+	space  bool // whitespace seen since the last word
+	inCell bool // writing a table cell's text
 }
 
 var skipped = map[atom.Atom]bool{atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true, atom.Head: true, atom.Svg: true, atom.Iframe: true, atom.Object: true}
@@ -64,16 +66,14 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 	case n.DataAtom == atom.Li:
 		w.endLine()
 		w.cur.WriteString("- ")
-	case n.DataAtom == atom.Tr:
-		w.endLine()
-	case n.DataAtom == atom.Td || n.DataAtom == atom.Th:
-		if strings.TrimSpace(w.cur.String()) != "" {
-			w.cur.WriteString(" | ")
-		}
+	case n.DataAtom == atom.Table && !layoutTable(n):
+		w.table(n, depth)
+		return
 	case n.DataAtom == atom.Pre:
 		w.endBlock()
 		w.pre++
-	case blocks[n.DataAtom]:
+	case blocks[n.DataAtom], n.DataAtom == atom.Td, n.DataAtom == atom.Th:
+		// The cells of a table that lays out a page are its blocks.
 		w.endBlock()
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -83,11 +83,115 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 	case n.DataAtom == atom.Pre:
 		w.endBlock()
 		w.pre--
-	case headingLevel[n.DataAtom] > 0, blocks[n.DataAtom]:
+	case headingLevel[n.DataAtom] > 0, blocks[n.DataAtom], n.DataAtom == atom.Td, n.DataAtom == atom.Th:
 		w.endBlock()
-	case n.DataAtom == atom.Li, n.DataAtom == atom.Tr:
+	case n.DataAtom == atom.Li:
 		w.endLine()
 	}
+}
+
+// layoutTable reports whether a table lays out a page rather than holding
+// data: one column only, or a cell with headings, lists, tables or more
+// than two paragraphs in it.
+func layoutTable(n *html.Node) bool {
+	widest := 0
+	var cellHasBlocks func(n *html.Node, depth int) bool
+	cellHasBlocks = func(n *html.Node, depth int) bool {
+		paras := 0
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch {
+			case headingLevel[c.DataAtom] > 0, c.DataAtom == atom.Ul, c.DataAtom == atom.Ol, c.DataAtom == atom.Table:
+				return true
+			case c.DataAtom == atom.P || c.DataAtom == atom.Div:
+				if paras++; paras > 2 {
+					return true
+				}
+			}
+			if depth < 64 && cellHasBlocks(c, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	layout := false
+	var rows func(n *html.Node)
+	rows = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && !layout; c = c.NextSibling {
+			if c.Type != html.ElementNode || c.DataAtom == atom.Table {
+				continue
+			}
+			if c.DataAtom != atom.Tr {
+				rows(c)
+				continue
+			}
+			cells := 0
+			for td := c.FirstChild; td != nil; td = td.NextSibling {
+				if td.Type == html.ElementNode && (td.DataAtom == atom.Td || td.DataAtom == atom.Th) {
+					cells++
+					layout = layout || cellHasBlocks(td, 0)
+				}
+			}
+			widest = max(widest, cells)
+		}
+	}
+	rows(n)
+	return layout || widest < 2
+}
+
+// table writes a table as table lines: its rows (those of tables nested
+// in its cells go into the cell's text), the first a header when its
+// cells are all <th> or it stands in <thead>.
+func (w *htmlWriter) table(n *html.Node, depth int) {
+	var rows [][]string
+	header := false
+	var walkRows func(n *html.Node, head bool)
+	walkRows = func(n *html.Node, head bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || skipped[c.DataAtom] || c.DataAtom == atom.Table {
+				continue
+			}
+			if c.DataAtom != atom.Tr {
+				walkRows(c, head || c.DataAtom == atom.Thead)
+				continue
+			}
+			var cells []string
+			allTH := true
+			for td := c.FirstChild; td != nil; td = td.NextSibling {
+				if td.Type != html.ElementNode || td.DataAtom != atom.Td && td.DataAtom != atom.Th {
+					continue
+				}
+				allTH = allTH && td.DataAtom == atom.Th
+				cw := &htmlWriter{inCell: true}
+				for k := td.FirstChild; k != nil; k = k.NextSibling {
+					cw.walk(k, depth+2)
+				}
+				cw.endBlock()
+				cells = append(cells, strings.Join(cw.lines, " "))
+				// A cell spanning columns: the columns it covers stay, empty.
+				for _, a := range td.Attr {
+					if n, err := strconv.Atoi(strings.TrimSpace(a.Val)); a.Key == "colspan" && err == nil && n > 1 && n <= 64 {
+						cells = append(cells, make([]string, n-1)...)
+					}
+				}
+			}
+			if len(rows) == 0 && len(cells) > 0 && (allTH || head) {
+				header = true
+			}
+			rows = append(rows, cells)
+		}
+	}
+	walkRows(n, false)
+	if w.inCell {
+		// A table inside a cell: its rows go into the cell's text.
+		w.text(" " + nestedTableText(rows) + " ")
+		return
+	}
+	w.endBlock()
+	w.lines = append(w.lines, renderTable(rows, header)...)
+	w.endBlock()
 }
 
 func (w *htmlWriter) text(s string) {

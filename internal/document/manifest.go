@@ -33,6 +33,9 @@ type ManifestChunk struct {
 	StartLine int      `json:"start_line"`
 	EndLine   int      `json:"end_line"`
 	Tokens    int      `json:"tokens"`
+	// TableHeader is the header of the table the chunk starts in the
+	// middle of; the chunk file repeats it over the chunk's text.
+	TableHeader string `json:"table_header,omitempty"`
 }
 
 // ParseManifest reads chunks/manifest.json.
@@ -92,10 +95,14 @@ func (c ManifestChunk) Pages() string {
 }
 
 // ChunkFile renders a chunk file: one header line naming the chunk, its
-// document, pages and section, a blank line, then the text.
+// document, pages and section, a blank line, then the text. A chunk that
+// starts in the middle of a table has the table's header over its text.
 //
 //	[chunk_007 | GoBD.pdf | pp. 12-14 | 3. Allgemeine Anforderungen > 3.2 …]
 func ChunkFile(c ManifestChunk, text string) string {
+	if c.TableHeader != "" {
+		text = c.TableHeader + "\n" + text
+	}
 	parts := []string{c.ID, c.Document}
 	if p := c.Pages(); p != "" {
 		parts = append(parts, p)

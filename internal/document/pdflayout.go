@@ -21,7 +21,8 @@ type line struct {
 	y, x0, x1 float64
 	size      float64
 	text      string
-	group     int // the baseline group it came from
+	group     int  // the baseline group it came from
+	table     bool // a row of a table (pdftable.go)
 }
 
 // layoutPage turns a page's glyphs into lines of text in reading order.
@@ -148,7 +149,7 @@ func buildLines(glyphs []glyph) []line {
 			segs = append(segs, l)
 		}
 	}
-	return orderColumns(segs)
+	return orderColumns(findTables(segs))
 }
 
 type baselineGroup struct {
@@ -389,7 +390,8 @@ func paragraphs(lines []line) []string {
 			// leading).
 			wide := d > usual*1.45
 			sameAsBefore := prev > usual*1.45 && math.Abs(d-prev) < 0.05*d
-			if d < -1 || wide && !sameAsBefore {
+			// A table stands apart, its rows together.
+			if d < -1 || wide && !sameAsBefore && !l.table || l.table != lines[i-1].table {
 				out = append(out, "")
 			}
 			prev = d

@@ -600,21 +600,40 @@ func splitLong(s sentence, most int) []sentence {
 func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 	p := profiles[c.doc]
 	var all []found
+	// Requirements tables are read row by row whatever the shape (a rule
+	// list's tables are its rules' metadata); the other readers do not
+	// see them, nor, in prose, the other tables, whose rows are no
+	// sentences.
+	body := c.body
+	if p.Shape != shapeRules {
+		var normativeAt func(int) bool
+		if p.Shape == shapeSpec {
+			kindOf := specSectionKinds(c.body, c.heading)
+			normativeAt = func(off int) bool { return kindOf(off) == normative }
+		}
+		rows, reqTables, others := tableFindings(c.body, normativeAt)
+		all = rows
+		hide := reqTables
+		if p.Shape == shapeProse || p.Shape == "" {
+			hide = append(hide, others...)
+		}
+		body = masked(c.body, hide)
+	}
 	switch p.Shape {
 	case shapeTable:
-		all = verificationRows(c.body)
+		all = append(all, verificationRows(body)...)
 	case shapeRules:
-		all = ruleTitles(c.body)
+		all = ruleTitles(body)
 	case shapeNumbered:
-		all = numberedItems(c.body, p)
+		all = append(all, numberedItems(body, p)...)
 	case shapeSpec:
-		all = specItems(c.body, c.heading, p)
+		all = append(all, specItems(body, c.heading, p)...)
 	default:
-		bs := blocks(c.body)
-		all = blockStatements(c.body, bs)
-		rows, rowSpans := tableRows(c.body, bs, p)
+		bs := blocks(body)
+		all = append(all, blockStatements(body, bs)...)
+		rows, rowSpans := tableRows(body, bs, p)
 		all = append(all, rows...)
-		all = append(all, cueSentences(c.body, bs, rowSpans, p)...)
+		all = append(all, cueSentences(body, bs, rowSpans, p)...)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].s.start < all[j].s.start })
 	var out []draft

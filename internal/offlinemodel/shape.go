@@ -44,13 +44,14 @@ var (
 	// A sentence end before a page break: the row does not go on.
 	sentenceEndRE = regexp.MustCompile(`[.!?:;)"”]$`)
 
-	// A rule's title, under its label or in a table cell.
-	ruleTitleRE = regexp.MustCompile(`^(?i:rule[ \t]+title|title)[ \t]*(?::|\|)[ \t]*(\S.*)$`)
+	// A rule's title, under its label or in a table cell (a table row
+	// starts with a bar).
+	ruleTitleRE = regexp.MustCompile(`^(?:\|[ \t]*)?(?i:rule[ \t]+title|title)[ \t]*(?::|\|)[ \t]*(\S.*)$`)
 	// The check text of a rule.
 	findingRE = regexp.MustCompile(`(?i)\bthis is (?:a|not a) finding\b`)
 	// Metadata lines of a rule: "Group ID (Vulid): V-…", "Rule ID | SV-…",
 	// "Severity: CAT II", "CCI: CCI-000366".
-	ruleMetaRE = regexp.MustCompile(`^(?i:group[ \t]+id|group[ \t]+title|vuln(?:erability)?[ \t]+id|rule[ \t]+id|stig[ \t]+id|rule[ \t]+version|severity|cci|srg|check[ \t]+text|fix[ \t]+text|(?:vulnerability[ \t]+)?discussion)\b[^:|]{0,20}(?::|\||$)`)
+	ruleMetaRE = regexp.MustCompile(`^(?:\|[ \t]*)?(?i:group[ \t]+id|group[ \t]+title|vuln(?:erability)?[ \t]+id|rule[ \t]+id|stig[ \t]+id|rule[ \t]+version|severity|cci|srg|check[ \t]+text|fix[ \t]+text|(?:vulnerability[ \t]+)?discussion)\b[^:|]{0,20}(?::|\||$)`)
 	// Identifiers and separators before a title in a heading.
 	headingIDsRE = regexp.MustCompile(`^(?:[A-Z]{1,6}-[\w.-]*\d[\w.-]*[ \t]*[—–:|-]*[ \t]*)+`)
 	modalRE      = regexp.MustCompile(`\b(?:must|shall|should)\b`)
@@ -62,7 +63,16 @@ func documentShape(text string) string {
 	rows, titles, findings, meta := 0, 0, 0, 0
 	for _, l := range strings.Split(text, "\n") {
 		l = strings.TrimSpace(l)
-		if m := verifyRowRE.FindStringSubmatch(l); m != nil && verifyVerbRE.MatchString(m[2]) {
+		row := l
+		if tableLineRE.MatchString(l) {
+			// A table row: its cells, as a row set without bars reads.
+			var cells []string
+			for _, c := range rowCells(l) {
+				cells = append(cells, c.text)
+			}
+			row = strings.Join(cells, " ")
+		}
+		if m := verifyRowRE.FindStringSubmatch(row); m != nil && verifyVerbRE.MatchString(m[2]) {
 			rows++
 		}
 		if ruleTitleRE.MatchString(l) {
@@ -216,6 +226,7 @@ var ruleMetaNameRE = regexp.MustCompile(`(?i)^(?:(stig[ \t]+id|rule[ \t]+version
 // Version (STIG-ID) | RHEL-09-211010") as a name and its value; ok is
 // false for the lines kept as neither (discussion, check text, CCI).
 func ruleMeta(line string) (name, value string, ok bool) {
+	line = strings.TrimSpace(strings.TrimPrefix(line, "|")) // a table row
 	g := ruleMetaNameRE.FindStringSubmatch(line)
 	if g == nil {
 		return "", "", false

@@ -322,16 +322,11 @@ func statement(q string) bool {
 		!strings.HasPrefix(q, "|") && !strings.HasPrefix(q, "#")
 }
 
-// specItems reads a chunk of a specification: the items with a
-// requirement identifier (list items, table rows, the text under a
-// heading with one), user stories and acceptance scenarios, and the
-// sentences, by the kind of section that holds them.
-func specItems(text, chunkHeading string, p profile) []found {
-	lines := chunkLines(text)
-	var out []found
-	var skip []span
-	// The sections: a stack of headings by level, seeded with the chunk's
-	// heading path.
+// specSectionKinds tells, for an offset of a chunk of a specification,
+// the kind of the section that holds it: the nearest heading above it
+// (the chunk's own heading path first) that names requirements or a
+// description.
+func specSectionKinds(text, chunkHeading string) func(int) blockKind {
 	type head struct {
 		level int
 		kind  blockKind
@@ -355,7 +350,18 @@ func specItems(text, chunkHeading string, p profile) []found {
 		kind blockKind
 	}
 	sects := []sect{{0, kindNow()}}
-	kindOf := func(off int) blockKind {
+	for _, l := range chunkLines(text) {
+		level, title, ok := heading(l.text)
+		if !ok || idItemRE.MatchString(l.text) {
+			continue
+		}
+		for len(stack) > 0 && stack[len(stack)-1].level >= level {
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, head{level, sectionKind(title)})
+		sects = append(sects, sect{l.at, kindNow()})
+	}
+	return func(off int) blockKind {
 		k := neutral
 		for _, s := range sects {
 			if s.from <= off {
@@ -364,6 +370,17 @@ func specItems(text, chunkHeading string, p profile) []found {
 		}
 		return k
 	}
+}
+
+// specItems reads a chunk of a specification: the items with a
+// requirement identifier (list items, table rows, the text under a
+// heading with one), user stories and acceptance scenarios, and the
+// sentences, by the kind of section that holds them.
+func specItems(text, chunkHeading string, p profile) []found {
+	lines := chunkLines(text)
+	var out []found
+	var skip []span
+	kindOf := specSectionKinds(text, chunkHeading)
 	add := func(id string, from, to int, cue, note string) {
 		s := sentence{text: strings.TrimSpace(text[from:to]), start: from}
 		q := requirement.Clean(s.text)
@@ -393,18 +410,13 @@ func specItems(text, chunkHeading string, p profile) []found {
 			continue
 		}
 		idm := idItemRE.FindStringSubmatchIndex(l.text)
-		if level, title, ok := heading(l.text); ok && idm == nil {
+		if _, _, ok := heading(l.text); ok && idm == nil {
 			if pendingID != "" && pendingTitle.to > pendingTitle.from {
 				// A heading with an identifier and no text under it
 				// states the requirement itself.
 				add(pendingID, pendingTitle.from, pendingTitle.to, "a heading with a requirement identifier", "a heading with its own requirement identifier, a requirement whatever its wording")
 			}
 			pendingTitle = span{}
-			for len(stack) > 0 && stack[len(stack)-1].level >= level {
-				stack = stack[:len(stack)-1]
-			}
-			stack = append(stack, head{level, sectionKind(title)})
-			sects = append(sects, sect{l.at, kindNow()})
 			skip = append(skip, span{l.from, l.to})
 			pendingID = ""
 			if m := idHeadingRE.FindStringSubmatchIndex(l.text); m != nil {

@@ -83,6 +83,10 @@ func (l Layout) Pages(blocks []Block) []Page {
 	return pages
 }
 
+// Wrap breaks text into lines of at most width points at size, as Layout
+// sets its paragraphs (for documents laid out by hand, such as tables).
+func Wrap(text string, width, size float64) []string { return wrap(text, width, size) }
+
 // wrap breaks text into lines of at most width points, dividing words at
 // soft hyphens when that fills a line better.
 func wrap(text string, width, size float64) []string {
