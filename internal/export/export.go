@@ -61,8 +61,9 @@ func (s Source) SectionOf(cit requirement.Citation) []string {
 }
 
 // SectionAt returns the heading path of byte offset at of a chunk's body:
-// the chunk's heading, or the last of its sections starting before at. A
-// negative at, a quote not found, gives the chunk's heading.
+// the chunk's heading, or the last of its sections whose heading line
+// stands before at. A negative at, a quote not found, gives the chunk's
+// heading.
 func SectionAt(c document.ManifestChunk, body string, at int) []string {
 	path := headingPath(c.Heading)
 	if at < 0 {
@@ -74,7 +75,7 @@ func SectionAt(c document.ManifestChunk, body string, at int) []string {
 		if len(p) == 0 {
 			continue
 		}
-		start := lineStarting(body, pos, strings.TrimSuffix(p[len(p)-1], "…"))
+		start := headingLine(body, pos, p[len(p)-1])
 		if start < 0 {
 			continue
 		}
@@ -82,6 +83,9 @@ func SectionAt(c document.ManifestChunk, body string, at int) []string {
 			break
 		}
 		path, pos = p, start+1
+		if nl := strings.IndexByte(body[start:], '\n'); nl >= 0 {
+			pos = start + nl + 1 // the next heading is on a later line
+		}
 	}
 	return path
 }
@@ -97,20 +101,23 @@ func headingPath(h string) []string {
 	return path
 }
 
-// lineStarting finds, from byte from on, a line of text that starts with
-// prefix (spaces aside), and returns its offset or -1.
-func lineStarting(text string, from int, prefix string) int {
+// headingLine finds, from byte from on, the line of text that is the
+// heading titled title, as a section path names it (document.HeadingTitle:
+// Markdown hashes and extra spaces left out, a long title shortened), and
+// returns its offset or -1; from is the start of a line. A body line that only begins with the title's
+// words is no match.
+func headingLine(text string, from int, title string) int {
 	for from < len(text) {
-		i := strings.Index(text[from:], prefix)
-		if i < 0 {
-			return -1
+		end := strings.IndexByte(text[from:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += from
 		}
-		at := from + i
-		lineStart := strings.LastIndexByte(text[:at], '\n') + 1
-		if strings.TrimSpace(text[lineStart:at]) == "" {
-			return at
+		if document.HeadingTitle(text[from:end]) == title {
+			return from
 		}
-		from = at + 1
+		from = end + 1
 	}
 	return -1
 }
