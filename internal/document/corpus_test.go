@@ -94,11 +94,11 @@ func TestPDFWordF1(t *testing.T) {
 			}
 			defer f.Close()
 			fi, _ := f.Stat()
-			pages, _, err := readPDF(f, fi.Size(), Options{}.workers())
+			pages, furniture, _, err := readPDF(f, fi.Size(), Options{}.workers())
 			if err != nil {
 				t.Fatal(err)
 			}
-			running, _ := removeRunningLines(pages)
+			running, _ := removeRunningLinesOf(pages, furniture)
 			dehyphenate(pages)
 			var got strings.Builder
 			for _, p := range pages {

@@ -306,10 +306,11 @@ func (d *Document) Body() string {
 	return b.String()
 }
 
-// finish runs the steps every paged text goes through: running lines out,
-// divided words joined, blank-line runs collapsed.
-func finish(pages [][]string) []Page {
-	removeRunningLines(pages)
+// finish runs the steps every paged text goes through: running lines out
+// (and the lines furniture gives by page, wherever they stand), divided
+// words joined, blank-line runs collapsed.
+func finish(pages [][]string, furniture [][]int) []Page {
+	removeRunningLinesOf(pages, furniture)
 	dehyphenate(pages)
 	out := make([]Page, len(pages))
 	for i, lines := range pages {
@@ -322,11 +323,11 @@ func finish(pages [][]string) []Page {
 }
 
 func extractPDF(r io.ReaderAt, size int64, workers int) (*Document, error) {
-	pages, unmapped, err := readPDF(r, size, workers)
+	pages, furniture, unmapped, err := readPDF(r, size, workers)
 	if err != nil {
 		return nil, err
 	}
-	doc := &Document{Paged: true, Pages: finish(pages)}
+	doc := &Document{Paged: true, Pages: finish(pages, furniture)}
 	if unmapped > 0 {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("%s glyphs use fonts without a Unicode map and could not be turned into text", humanize.Int(unmapped)))
 	}

@@ -12,28 +12,30 @@ import (
 )
 
 // readPDF extracts the lines of every page, with up to workers pages read
-// at once. The PDF library panics on some malformed files; a panic becomes
-// an error, and a page whose content fails part of the way is kept with
-// what could be read of it.
-func readPDF(r io.ReaderAt, size int64, workers int) (pages [][]string, unmapped int, err error) {
+// at once. furniture holds, for each page, the indexes of its lines that
+// are running headers, footers or page numbers by their place on the
+// pages (findFurniture). The PDF library panics on some malformed files; a
+// panic becomes an error, and a page whose content fails part of the way
+// is kept with what could be read of it.
+func readPDF(r io.ReaderAt, size int64, workers int) (pages [][]string, furniture [][]int, unmapped int, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			pages, err = nil, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
+			pages, furniture, err = nil, nil, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
 		}
 	}()
 	rd, err := pdf.NewReader(r, size)
 	if err != nil {
 		if errors.Is(err, pdf.ErrInvalidPassword) {
-			return nil, 0, errors.New("the PDF is encrypted and needs a password; decrypt it first (for example with qpdf --decrypt)")
+			return nil, nil, 0, errors.New("the PDF is encrypted and needs a password; decrypt it first (for example with qpdf --decrypt)")
 		}
-		return nil, 0, fmt.Errorf("not a readable PDF: %v", err)
+		return nil, nil, 0, fmt.Errorf("not a readable PDF: %v", err)
 	}
 	first := &pageWorker{objects: newObjectCache()}
 	list := pageList(first.objects, rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{}, workers)
 	if len(list) == 0 {
-		return nil, 0, errors.New("the PDF has no pages")
+		return nil, nil, 0, errors.New("the PDF has no pages")
 	}
-	pages = make([][]string, len(list))
+	laid := make([][][]line, len(list))
 	counts := make([]int, len(list))
 	failures := make([]any, len(list))
 	// The library's reader only reads once it is open, and os.File's ReadAt
@@ -47,15 +49,20 @@ func readPDF(r io.ReaderAt, size int64, workers int) (pages [][]string, unmapped
 	}
 	inParallel(len(list), len(ws), func(w, i int) {
 		defer func() { failures[i] = recover() }()
-		pages[i], counts[i] = ws[w].read(list[i])
+		laid[i], counts[i] = ws[w].read(list[i])
 	})
 	for i, v := range failures {
 		if v != nil {
-			return nil, 0, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
+			return nil, nil, 0, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
 		}
 		unmapped += counts[i]
 	}
-	return pages, unmapped, nil
+	flags := findFurniture(laid)
+	pages, furniture = make([][]string, len(laid)), make([][]int, len(laid))
+	for i, runs := range laid {
+		pages[i], furniture[i] = renderPage(runs, flags[i])
+	}
+	return pages, furniture, unmapped, nil
 }
 
 // pageWorker reads pages one after another and keeps what the next page
@@ -66,9 +73,9 @@ type pageWorker struct {
 	inflated []byte
 }
 
-// read returns the lines of a page and how many of its glyphs could not be
-// turned into text.
-func (w *pageWorker) read(page pdf.Page) (lines []string, unmapped int) {
+// read returns the lines of a page, in runs by text direction, and how
+// many of its glyphs could not be turned into text.
+func (w *pageWorker) read(page pdf.Page) (lines [][]line, unmapped int) {
 	p := &pageReader{fonts: map[fontKey]*fontInfo{}, objects: w.objects, glyphs: w.glyphs[:0], inflated: w.inflated}
 	readPage(p, page)
 	w.glyphs, w.inflated = p.glyphs, p.inflated // reused: the page's text is built from them below
