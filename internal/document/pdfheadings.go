@@ -1,6 +1,7 @@
 package document
 
 import (
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -38,6 +39,18 @@ func endsHeading(a, b line, full float64) bool {
 	}
 	// Numbered titles one under the other are a list or a table of them.
 	return numbered && width < 0.6*full && !numberedRE.MatchString(strings.TrimSpace(b.text))
+}
+
+// startsHeading reports whether a paragraph break belongs between lines
+// a and b because b is a heading in larger type than a, short and not
+// ending like a sentence: set with no more space above it than between
+// lines, it would go on a's paragraph and not start a section.
+func startsHeading(a, b line, full float64) bool {
+	t := strings.TrimSpace(b.text)
+	first, _ := utf8.DecodeRuneInString(t)
+	// Both start at the margin: cells of a table's heading row do not.
+	return b.size >= headingSizeRatio*a.size && b.x1-b.x0 < 0.8*full && !endsSentence(t) &&
+		(unicode.IsUpper(first) || unicode.IsDigit(first)) && math.Abs(a.x0-b.x0) <= a.size
 }
 
 // fullWidth is the width of a full line of the page's text: lines of

@@ -410,7 +410,7 @@ func paragraphs(lines []line) []string {
 			// leading).
 			wide := d > usual*1.45
 			sameAsBefore := prev > usual*1.45 && math.Abs(d-prev) < 0.05*d
-			if d < -1 || wide && !sameAsBefore || endsHeading(lines[i-1], l, full) {
+			if d < -1 || wide && !sameAsBefore || endsHeading(lines[i-1], l, full) || startsHeading(lines[i-1], l, full) {
 				out = append(out, "")
 			}
 			prev = d
