@@ -66,7 +66,7 @@ func sectionsDocuments(t *testing.T) (paths []string, want map[string]map[string
 // headings in each input format and checks that the Markdown export puts
 // each requirement under the heading its quote stands under, named
 // without Markdown hashes, never under "(no section)", and that the
-// rationale names the same section.
+// rationale and summary.md name the same section.
 func TestSectionsInEveryFormat(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -116,5 +116,33 @@ func TestSectionsInEveryFormat(t *testing.T) {
 		if len(found[doc]) != len(quotes) {
 			t.Errorf("%s: %d of %d requirements in the export:\n%s", doc, len(found[doc]), len(quotes), md)
 		}
+	}
+	// summary.md names each requirement's section in its table:
+	// | id | title | type | priority | section | source |.
+	summary, err := os.ReadFile(filepath.Join(root, "job_secs", "output", "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(summary), "| id | title | type | priority | section | source |") {
+		t.Fatalf("summary.md has no section column:\n%s", summary)
+	}
+	rows := 0
+	for _, l := range strings.Split(string(summary), "\n") {
+		cells := strings.Split(strings.Trim(l, "| "), " | ")
+		if len(cells) != 6 || !strings.HasPrefix(cells[0], "REQ-") {
+			continue
+		}
+		doc := strings.Fields(cells[5])[0]
+		for quote, w := range want[doc] {
+			if strings.HasPrefix(quote, cells[1]) {
+				rows++
+				if cells[4] != w {
+					t.Errorf("summary.md: %s %q in section %q, want %q", doc, cells[1], cells[4], w)
+				}
+			}
+		}
+	}
+	if rows != 15 {
+		t.Errorf("summary.md: %d of 15 requirements found:\n%s", rows, summary)
 	}
 }
