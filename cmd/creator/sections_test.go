@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"creator/internal/document"
 	"creator/internal/pdfwrite"
+	"creator/internal/requirement"
 )
 
 // sectionsDocuments writes one small document with headings in each input
@@ -145,4 +147,48 @@ func TestSectionsInEveryFormat(t *testing.T) {
 	if rows != 15 {
 		t.Errorf("summary.md: %d of 15 requirements found:\n%s", rows, summary)
 	}
+}
+
+// assertRationaleSections checks that each rationale that names a section
+// ("… Section: 4 Levels > 4.1 One.") names the one the export gives the
+// requirement's quote: the nearest heading above it in its chunk.
+func assertRationaleSections(t *testing.T, dir string, recs []requirement.Record) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, document.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := document.ParseManifest(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named, wrong := 0, 0
+	for _, r := range recs {
+		i := strings.LastIndex(r.Rationale, "Section: ")
+		if i < 0 || len(r.Citations) == 0 {
+			continue
+		}
+		named++
+		cit := r.Citations[0]
+		c, ok := man.Find(cit.Chunk)
+		if !ok {
+			t.Fatalf("%s cites %s, not in the manifest", r.ID, cit.Chunk)
+		}
+		file, err := os.ReadFile(filepath.Join(dir, c.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := document.ChunkBody(string(file))
+		at, _, found := requirement.Find(body, cit.Quote)
+		if !found {
+			at = -1
+		}
+		want := strings.Join(c.SectionAt(body, at), document.SectionSeparator)
+		if got := strings.TrimSuffix(r.Rationale[i+len("Section: "):], "."); got != want {
+			if wrong++; wrong <= 5 {
+				t.Errorf("%s: the rationale names section %q, the quote stands in %q", r.ID, got, want)
+			}
+		}
+	}
+	t.Logf("%d of %d rationales name a section, %d another than the quote's", named, len(recs), wrong)
 }
