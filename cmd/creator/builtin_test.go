@@ -504,8 +504,9 @@ func TestBuiltinRuleList(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a whole job")
 	}
-	_, recs := builtinOnCorpus(t, "DISA-STIG-RHEL9.html", "stig", "DISA-STIG-RHEL9.gold.json", 0.98, 0.95)
+	dir, recs := builtinOnCorpus(t, "DISA-STIG-RHEL9.html", "stig", "DISA-STIG-RHEL9.gold.json", 0.98, 0.95)
 	assertNoLabels(t, recs)
+	assertRationaleSections(t, dir, recs)
 	for _, r := range recs {
 		if r.SourceID == "" || r.Attributes["severity"] == "" {
 			t.Errorf("%s has no STIG id or severity: %q %v", r.ID, r.SourceID, r.Attributes)
