@@ -46,14 +46,19 @@ var namedLevel = map[string]int{
 // leaders, page numbers) are skipped. Of the numbered candidates, the
 // longest sequence in which each number follows on from the one before is
 // taken, which leaves out numbered list items and dates.
-func findHeadings(lines []string) []heading { return findHeadingsAfter(lines, nil) }
+func findHeadings(lines []string) []heading {
+	return findHeadingsAfter(lines, nil, slices.ContainsFunc(lines, isMarker))
+}
 
 // findHeadingsAfter is findHeadings for a part of a text that stands in
 // the section numbered after: its numbering goes on from there (4.2
-// follows 4.1) rather than starting anew.
-func findHeadingsAfter(lines []string, after []string) []heading {
+// follows 4.1) rather than starting anew. Markdown headings belong to
+// unpaged text (Markdown, HTML, DOCX): in a paged text, a PDF's,
+// "# Description" is a table's heading row ("#" the column of numbers).
+func findHeadingsAfter(lines []string, after []string, paged bool) []heading {
 	var out, numbered []heading
 	var numbers [][]string
+	markdown := !paged
 	for i, raw := range lines {
 		if raw == "" || raw[0] == ' ' || raw[0] == '\t' {
 			continue // body text of indented formats (RFCs) and blank lines
@@ -63,7 +68,7 @@ func findHeadingsAfter(lines []string, after []string) []heading {
 			continue
 		}
 		prevBlank := i == 0 || strings.TrimSpace(lines[i-1]) == "" || isMarker(lines[i-1])
-		if m := markdownRE.FindStringSubmatch(line); m != nil {
+		if m := markdownRE.FindStringSubmatch(line); m != nil && markdown {
 			out = append(out, heading{line: i, level: len(m[1]), title: line})
 			continue
 		}
@@ -223,6 +228,9 @@ func statesDuty(text string) bool {
 	if keywordDutyRE.MatchString(text) {
 		return true
 	}
+	if w := strings.Fields(text); len(w) >= 4 && w[1] == "that" {
+		return true // "1.1.1 Verify that input is decoded …": a sentence
+	}
 	loc := dutyWordRE.FindStringIndex(text)
 	if loc == nil {
 		return false
@@ -293,8 +301,9 @@ func prefixEqual(a, b []string) bool {
 // given path, the path of the section the chunk starts in (its
 // Heading): that path continued by the headings that stand in the body
 // before at. It names the section a quote stands in, found from the
-// chunk's own text.
-func SectionIn(path, body string, at int) string {
+// chunk's own text; paged tells a chunk of a paged document (one whose
+// chunks name their pages).
+func SectionIn(path, body string, at int, paged bool) string {
 	var stack []heading
 	var after []string // the number the body's numbering goes on from
 	for i, t := range strings.Split(path, SectionSeparator) {
@@ -310,7 +319,7 @@ func SectionIn(path, body string, at int) string {
 	lines := strings.Split(body[:min(max(at, 0), len(body))], "\n")
 	// The line at holds the quote, not a heading above it.
 	lines = lines[:len(lines)-1]
-	for _, h := range findHeadingsAfter(lines, after) {
+	for _, h := range findHeadingsAfter(lines, after, paged || slices.ContainsFunc(lines, isMarker)) {
 		title := HeadingTitle(h.title)
 		// The heading the path already names (the chunk's first line),
 		// with its level as the text shows it.

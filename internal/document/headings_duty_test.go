@@ -72,7 +72,7 @@ Threats are listed below.
 		"Cookies SHALL":          "7 Session Management > 7.1 Session Bindings",
 		"Threats are":            "8 Threats",
 	} {
-		if got := SectionIn("7 Session Management", body, strings.Index(body, quote)); got != want {
+		if got := SectionIn("7 Session Management", body, strings.Index(body, quote), true); got != want {
 			t.Errorf("%q: %q, want %q", quote, got, want)
 		}
 	}
@@ -83,8 +83,43 @@ Threats are listed below.
 		"Contractors too": "Policy > Scope > Contractors",
 		"Staff shall":     "Policy > Duties",
 	} {
-		if got := SectionIn("Policy", md, strings.Index(md, quote)); got != want {
+		if got := SectionIn("Policy", md, strings.Index(md, quote), false); got != want {
 			t.Errorf("%q: %q, want %q", quote, got, want)
 		}
+	}
+}
+
+// TestTableRowsAreNotHeadings checks two rows of a requirements table in a
+// PDF's text: its heading row "# Description" ("#" the column of numbers)
+// is no Markdown heading in a paged text, and a numbered row "1.1.1 Verify
+// that …" is a sentence, not a section.
+func TestTableRowsAreNotHeadings(t *testing.T) {
+	t.Parallel()
+	text := `--- page 25 ---
+1 Encoding and Sanitization
+
+# Description
+Level
+
+1.1.1 Verify that input is decoded or unescaped into a canonical form only once
+is only decoded when encoded data in that form is expected.
+
+1.1.2 Verify that the application performs output encoding and escaping either as
+a final step before being used by the interpreter.
+
+2 Validation and Business Logic
+
+Text.
+`
+	var got []string
+	for _, h := range findHeadings(strings.Split(text, "\n")) {
+		got = append(got, h.title)
+	}
+	if want := "1 Encoding and Sanitization|2 Validation and Business Logic"; strings.Join(got, "|") != want {
+		t.Errorf("headings %q, want %q", got, want)
+	}
+	// Unpaged text (Markdown, HTML) has Markdown headings.
+	if hs := findHeadings(strings.Split(strings.TrimPrefix(text, "--- page 25 ---\n"), "\n")); len(hs) != 3 || hs[1].title != "# Description" {
+		t.Errorf("unpaged: %+v", hs)
 	}
 }

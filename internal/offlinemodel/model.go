@@ -632,7 +632,7 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 			text = x.text
 		}
 		// The section the quote stands in: a chunk may hold several.
-		section := document.SectionIn(c.heading, c.body, x.s.start)
+		section := document.SectionIn(c.heading, c.body, x.s.start, c.firstPage > 0)
 		d := buildDraft(text, c.doc, chunkID(c.n), section, x.f, p)
 		d.Citations[0].Quote = x.quote
 		for _, q := range x.more {
