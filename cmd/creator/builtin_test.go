@@ -156,8 +156,9 @@ func TestBuiltinRFC9000(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a whole job")
 	}
-	dir, _ := builtinOnCorpus(t, "rfc9000.txt", "rfc", "rfc9000.gold.json", 0.95, 0.95)
+	dir, recs := builtinOnCorpus(t, "rfc9000.txt", "rfc", "rfc9000.gold.json", 0.95, 0.95)
 	assertIndexCurrent(t, dir)
+	assertRationaleSections(t, dir, recs)
 }
 
 // assertIndexCurrent checks that a finished job leaves a search index that
@@ -197,7 +198,8 @@ func TestBuiltinNIST80063B(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a whole job")
 	}
-	builtinOnCorpus(t, "NIST.SP.800-63b.pdf", "nist", "NIST.SP.800-63b.gold.json", 0.95, 0.95)
+	dir, recs := builtinOnCorpus(t, "NIST.SP.800-63b.pdf", "nist", "NIST.SP.800-63b.gold.json", 0.95, 0.95)
+	assertRationaleSections(t, dir, recs)
 }
 
 // TestBuiltinNIST80053 runs the 237-page standard with the default context
@@ -509,8 +511,9 @@ func TestBuiltinRuleList(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a whole job")
 	}
-	_, recs := builtinOnCorpus(t, "DISA-STIG-RHEL9.html", "stig", "DISA-STIG-RHEL9.gold.json", 0.98, 0.95)
+	dir, recs := builtinOnCorpus(t, "DISA-STIG-RHEL9.html", "stig", "DISA-STIG-RHEL9.gold.json", 0.98, 0.95)
 	assertNoLabels(t, recs)
+	assertRationaleSections(t, dir, recs)
 	for _, r := range recs {
 		if r.SourceID == "" || r.Attributes["severity"] == "" {
 			t.Errorf("%s has no STIG id or severity: %q %v", r.ID, r.SourceID, r.Attributes)

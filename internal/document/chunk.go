@@ -132,7 +132,7 @@ func (c *chunker) index() {
 		stack = append(stack, h)
 		titles := make([]string, len(stack))
 		for i, s := range stack {
-			titles[i] = shortTitle(s.title)
+			titles[i] = HeadingTitle(s.title)
 		}
 		sec = section{start: start, path: strings.Join(titles, SectionSeparator), top: top}
 	}
@@ -155,7 +155,9 @@ func ancestor(a, h heading) bool {
 	return true
 }
 
-func shortTitle(t string) string {
+// HeadingTitle is how a section path names a heading line: without
+// Markdown hashes and extra spaces, at most 80 characters.
+func HeadingTitle(t string) string {
 	t = strings.Join(strings.Fields(strings.TrimLeft(t, "# ")), " ")
 	if utf8.RuneCountInString(t) > 80 {
 		r := []rune(t)

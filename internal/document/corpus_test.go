@@ -100,7 +100,7 @@ func TestPDFWordF1(t *testing.T) {
 				t.Fatal(err)
 			}
 			pages := read.lines
-			running, _ := removeRunningLines(pages)
+			running, _ := removeRunningLinesOf(pages, read.furniture)
 			dehyphenate(pages)
 			var got strings.Builder
 			for _, p := range pages {

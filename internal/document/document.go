@@ -310,10 +310,11 @@ func (d *Document) Body() string {
 	return b.String()
 }
 
-// finish runs the steps every paged text goes through: running lines out,
-// divided words joined, blank-line runs collapsed.
-func finish(pages [][]string) []Page {
-	removeRunningLines(pages)
+// finish runs the steps every paged text goes through: running lines out
+// (and the lines furniture gives by page, wherever they stand), divided
+// words joined, blank-line runs collapsed.
+func finish(pages [][]string, furniture [][]int) []Page {
+	removeRunningLinesOf(pages, furniture)
 	dehyphenate(pages)
 	out := make([]Page, len(pages))
 	for i, lines := range pages {
@@ -330,7 +331,7 @@ func extractPDF(r io.ReaderAt, size int64, workers int, password string) (*Docum
 	if err != nil {
 		return nil, err
 	}
-	doc := &Document{Paged: true, Pages: finish(read.lines)}
+	doc := &Document{Paged: true, Pages: finish(read.lines, read.furniture)}
 	if read.unmapped > 0 {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("%s glyphs use fonts without a Unicode map and could not be turned into text", humanize.Int(read.unmapped)))
 	}

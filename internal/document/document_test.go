@@ -233,11 +233,18 @@ func TestHTML(t *testing.T) {
 for ten years.</p><ul><li>First item</li><li>Second item</li></ul>
 <table><tr><th>Record</th><th>Period</th></tr><tr><td>Invoice</td><td>10 years</td></tr></table>
 <h2>Details</h2><pre>line one
-  line two</pre><p>Soft&shy;hyphen word.</p></body></html>`
+  line two
+# grep -i umask /etc/login.defs</pre><p>Run this:<br># usbguard generate-policy</p><p>Soft&shy;hyphen word.</p></body></html>`
 	text := extract(t, "page.html", []byte(html)).Text()
 	mustContain(t, text, "# Retention policy\n", "Records must be kept for ten years.", "- First item\n- Second item",
 		"\n| Record | Period |\n|---|---|\n| Invoice | 10 years |\n", "## Details", "line one\n  line two", "Softhyphen word.")
 	mustLack(t, text, "MUST NOT show", "color:red")
+	// A line of text that begins with "#", preformatted or not, is no
+	// heading.
+	chunks := ChunkText(text, 1000, wordCounter{})
+	if len(chunks) != 1 || chunks[0].Heading != "Retention policy" || strings.Join(chunks[0].Sections, "|") != "Retention policy > Details" {
+		t.Errorf("sections: %+v", chunks)
+	}
 }
 
 func TestDOCX(t *testing.T) {

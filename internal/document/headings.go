@@ -47,8 +47,18 @@ var namedLevel = map[string]int{
 // longest sequence in which each number follows on from the one before is
 // taken, which leaves out numbered list items and dates.
 func findHeadings(lines []string) []heading {
+	return findHeadingsAfter(lines, nil, slices.ContainsFunc(lines, isMarker))
+}
+
+// findHeadingsAfter is findHeadings for a part of a text that stands in
+// the section numbered after: its numbering goes on from there (4.2
+// follows 4.1) rather than starting anew. Markdown headings belong to
+// unpaged text (Markdown, HTML, DOCX): in a paged text, a PDF's,
+// "# Description" is a table's heading row ("#" the column of numbers).
+func findHeadingsAfter(lines []string, after []string, paged bool) []heading {
 	var out, numbered []heading
 	var numbers [][]string
+	markdown := !paged
 	for i, raw := range lines {
 		if raw == "" || raw[0] == ' ' || raw[0] == '\t' {
 			continue // body text of indented formats (RFCs) and blank lines
@@ -58,7 +68,7 @@ func findHeadings(lines []string) []heading {
 			continue
 		}
 		prevBlank := i == 0 || strings.TrimSpace(lines[i-1]) == "" || isMarker(lines[i-1])
-		if m := markdownRE.FindStringSubmatch(line); m != nil {
+		if m := markdownRE.FindStringSubmatch(line); m != nil && markdown {
 			out = append(out, heading{line: i, level: len(m[1]), title: line})
 			continue
 		}
@@ -102,7 +112,7 @@ func findHeadings(lines []string) []heading {
 			appendices = append(appendices, h.line)
 		}
 	}
-	for _, k := range longestChain(numbers, numbered, appendices) {
+	for _, k := range longestChain(after, numbers, numbered, appendices) {
 		out = append(out, numbered[k])
 	}
 	slices.SortFunc(out, func(a, b heading) int { return a.line - b.line })
@@ -116,7 +126,9 @@ const minSectionGap = 3
 // longestChain returns the indexes of the heaviest sequence of section
 // numbers in which each follows the one before; among equally heavy ones,
 // the one that ends latest (a body after an unmarked table of contents).
-func longestChain(numbers [][]string, heads []heading, appendices []int) []int {
+// A chain starts where a numbering starts, or, given after, goes on from
+// there: in a part of a text, numbered lists start anew, sections do not.
+func longestChain(after []string, numbers [][]string, heads []heading, appendices []int) []int {
 	// The numbering of the body does not go on inside an appendix; only
 	// appendix numbers (A.1) do.
 	crosses := func(a, b int, next []string) bool {
@@ -147,7 +159,7 @@ func longestChain(numbers [][]string, heads []heading, appendices []int) []int {
 	end := -1
 	for i := range n {
 		best[i], prev[i] = 0, -1
-		if follows(nil, numbers[i]) {
+		if follows(after, numbers[i]) {
 			best[i] = weight(i)
 		}
 		// Only a window of earlier candidates: sections are not far apart
@@ -204,11 +216,21 @@ func titleLike(title string, bare bool) bool {
 // requirement ("3.1 The finance department must retain …"), not a title.
 var dutyWordRE = regexp.MustCompile(`\b(must|shall|should|may|muss|müssen|soll|sollen|darf|dürfen)\b|\b(is|are) (required|prohibited|not permitted) to\b`)
 
+// keywordDutyRE matches a list item that begins with an upper-case
+// requirement keyword ("8. SHALL NOT be available to …"): no title does.
+var keywordDutyRE = regexp.MustCompile(`^(MUST|SHALL|SHOULD|MAY|REQUIRED)(\s+NOT)?\s+\p{Ll}`)
+
 // statesDuty reports whether the text after a number is a sentence that
 // states a duty: a modal verb (in lower case — "May" may be a month)
 // after a few words of subject. Titles name a topic ("3.1 Retention
 // periods", "4 What operators must know" is rare and has its verb late).
 func statesDuty(text string) bool {
+	if keywordDutyRE.MatchString(text) {
+		return true
+	}
+	if w := strings.Fields(text); len(w) >= 4 && w[1] == "that" {
+		return true // "1.1.1 Verify that input is decoded …": a sentence
+	}
 	loc := dutyWordRE.FindStringIndex(text)
 	if loc == nil {
 		return false
@@ -273,4 +295,68 @@ func prefixEqual(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// SectionIn returns the section path at byte offset at of a chunk's body,
+// given path, the path of the section the chunk starts in (its
+// Heading): that path continued by the headings that stand in the body
+// before at. It names the section a quote stands in, found from the
+// chunk's own text; paged tells a chunk of a paged document (one whose
+// chunks name their pages).
+func SectionIn(path, body string, at int, paged bool) string {
+	var stack []heading
+	var after []string // the number the body's numbering goes on from
+	for i, t := range strings.Split(path, SectionSeparator) {
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		h := parseTitle(t, i+1)
+		if h.number != nil {
+			after = h.number
+		}
+		stack = append(stack, h)
+	}
+	lines := strings.Split(body[:min(max(at, 0), len(body))], "\n")
+	// The line at holds the quote, not a heading above it.
+	lines = lines[:len(lines)-1]
+	for _, h := range findHeadingsAfter(lines, after, paged || slices.ContainsFunc(lines, isMarker)) {
+		title := HeadingTitle(h.title)
+		// The heading the path already names (the chunk's first line),
+		// with its level as the text shows it.
+		if k := slices.IndexFunc(stack, func(s heading) bool { return HeadingTitle(s.title) == title }); k >= 0 {
+			stack = stack[:k]
+		}
+		for len(stack) > 0 && !ancestor(stack[len(stack)-1], h) {
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, h)
+	}
+	titles := make([]string, len(stack))
+	for i, h := range stack {
+		titles[i] = HeadingTitle(h.title)
+	}
+	return strings.Join(titles, SectionSeparator)
+}
+
+// parseTitle reads a title of a section path as a heading: numbered and
+// named titles have the level of their kind; others, whose Markdown
+// level the path does not keep, the level of their place in the path.
+func parseTitle(title string, depth int) heading {
+	h := heading{level: depth, title: title}
+	switch m := numberedRE.FindStringSubmatch(title); {
+	case m != nil && !(isLetterPart(m[1]) && m[2] == ""):
+		h.number = strings.Split(m[1], ".")
+		h.level = len(h.number)
+	case controlRE.MatchString(title):
+		h.level = 2
+	default:
+		if m := namedRE.FindStringSubmatch(title); m != nil {
+			kind := strings.ToLower(m[1])
+			if kind == "" {
+				kind = "§"
+			}
+			h.level = namedLevel[kind]
+		}
+	}
+	return h
 }

@@ -25,11 +25,14 @@ func extractHTML(data []byte) (*Document, error) {
 }
 
 type htmlWriter struct {
-	lines  []string
-	cur    strings.Builder
-	pre    int
-	space  bool // whitespace seen since the last word
-	inCell bool // writing a table cell's text
+	lines []string
+	cur   strings.Builder
+	pre   int
+	// heading is true while the line being written is a heading
+	// element's.
+	heading bool
+	space   bool // whitespace seen since the last word
+	inCell  bool // writing a table cell's text
 }
 
 var skipped = map[atom.Atom]bool{atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true, atom.Head: true, atom.Svg: true, atom.Iframe: true, atom.Object: true}
@@ -63,6 +66,7 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 	case headingLevel[n.DataAtom] > 0:
 		w.endBlock()
 		w.cur.WriteString(strings.Repeat("#", headingLevel[n.DataAtom]) + " ")
+		w.heading = true
 	case n.DataAtom == atom.Li:
 		w.endLine()
 		w.cur.WriteString("- ")
@@ -223,6 +227,13 @@ func (w *htmlWriter) flushLine(keepEmpty bool) {
 	if w.pre == 0 {
 		line = strings.TrimSpace(line)
 	}
+	if !w.heading && markdownRE.MatchString(line) {
+		// Only a heading element is a heading: a line of text that starts
+		// with "#" (a shell prompt or comment, "# grep -i umask …") is
+		// indented as Markdown writes code.
+		line = "    " + line
+	}
+	w.heading = false
 	w.cur.Reset()
 	w.space = false
 	if line != "" || keepEmpty {

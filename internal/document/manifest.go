@@ -122,3 +122,65 @@ func ChunkBody(file string) string {
 	}
 	return file
 }
+
+// SectionAt returns the heading path of byte offset at of the chunk's
+// body: the chunk's heading, or the last of its sections whose heading
+// line stands before at. A negative at (a quote not found) gives the
+// chunk's heading.
+func (c ManifestChunk) SectionAt(body string, at int) []string {
+	path := SplitSectionPath(c.Heading)
+	if at < 0 {
+		return path
+	}
+	pos := 0
+	for _, sec := range c.Sections {
+		p := SplitSectionPath(sec)
+		if len(p) == 0 {
+			continue
+		}
+		start := headingLine(body, pos, p[len(p)-1])
+		if start < 0 {
+			continue
+		}
+		if start > at {
+			break
+		}
+		path, pos = p, start+1
+		if nl := strings.IndexByte(body[start:], '\n'); nl >= 0 {
+			pos = start + nl + 1 // the next heading is on a later line
+		}
+	}
+	return path
+}
+
+// SplitSectionPath splits a section path ("3 Records > 3.1 Invoices").
+func SplitSectionPath(h string) []string {
+	var path []string
+	for _, part := range strings.Split(h, SectionSeparator) {
+		if part = strings.TrimSpace(part); part != "" {
+			path = append(path, part)
+		}
+	}
+	return path
+}
+
+// headingLine finds, from byte from on (the start of a line), the line of
+// text that is the heading titled title as a section path names it
+// (HeadingTitle: Markdown hashes and extra spaces left out, a long title
+// shortened), and returns its offset or -1. A body line that only begins
+// with the title's words is no match.
+func headingLine(text string, from int, title string) int {
+	for from < len(text) {
+		end := strings.IndexByte(text[from:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += from
+		}
+		if HeadingTitle(text[from:end]) == title {
+			return from
+		}
+		from = end + 1
+	}
+	return -1
+}

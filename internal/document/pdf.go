@@ -15,6 +15,9 @@ import (
 // pdfPages is the text of a PDF's pages.
 type pdfPages struct {
 	lines [][]string // per page
+	// furniture are, per page, the indexes of the lines that are running
+	// headers, footers or page numbers (findFurniture).
+	furniture [][]int
 	// unmapped counts the glyphs that could not be turned into text, and
 	// unreadable the pages whose content could not be read at all.
 	unmapped, unreadable int
@@ -22,9 +25,11 @@ type pdfPages struct {
 
 // readPDF extracts the lines of every page, with up to workers pages read
 // at once; an encrypted PDF is decrypted first, with password (see
-// decryptPDF). The PDF library panics on some malformed files; a panic
-// becomes an error, and a page whose content fails part of the way is kept
-// with what could be read of it.
+// decryptPDF). Its furniture holds, for each page, the indexes of its lines
+// that are running headers, footers or page numbers by their place on the
+// pages (findFurniture). The PDF library panics on some malformed files; a
+// panic becomes an error, and a page whose content fails part of the way
+// is kept with what could be read of it.
 func readPDF(r io.ReaderAt, size int64, workers int, password string) (out pdfPages, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -40,7 +45,7 @@ func readPDF(r io.ReaderAt, size int64, workers int, password string) (out pdfPa
 	if len(list) == 0 {
 		return pdfPages{}, errors.New("the PDF has no pages")
 	}
-	pages := make([][]string, len(list))
+	laid := make([][][]line, len(list))
 	counts := make([]int, len(list))
 	unreadable := make([]bool, len(list))
 	failures := make([]any, len(list))
@@ -55,9 +60,8 @@ func readPDF(r io.ReaderAt, size int64, workers int, password string) (out pdfPa
 	}
 	inParallel(len(list), len(ws), func(w, i int) {
 		defer func() { failures[i] = recover() }()
-		pages[i], counts[i], unreadable[i] = ws[w].read(list[i])
+		laid[i], counts[i], unreadable[i] = ws[w].read(list[i])
 	})
-	out.lines = pages
 	for i, v := range failures {
 		if v != nil {
 			return pdfPages{}, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
@@ -66,6 +70,11 @@ func readPDF(r io.ReaderAt, size int64, workers int, password string) (out pdfPa
 		if unreadable[i] {
 			out.unreadable++
 		}
+	}
+	flags := findFurniture(laid)
+	out.lines, out.furniture = make([][]string, len(laid)), make([][]int, len(laid))
+	for i, runs := range laid {
+		out.lines[i], out.furniture[i] = renderPage(runs, flags[i])
 	}
 	return out, nil
 }
@@ -101,9 +110,10 @@ type pageWorker struct {
 	inflated []byte
 }
 
-// read returns the lines of a page, how many of its glyphs could not be
-// turned into text, and whether its content could not be read at all.
-func (w *pageWorker) read(page pdf.Page) (lines []string, unmapped int, unreadable bool) {
+// read returns the lines of a page, in runs by text direction, how many
+// of its glyphs could not be turned into text, and whether its content
+// could not be read at all.
+func (w *pageWorker) read(page pdf.Page) (lines [][]line, unmapped int, unreadable bool) {
 	p := &pageReader{fonts: map[fontKey]*fontInfo{}, objects: w.objects, glyphs: w.glyphs[:0], inflated: w.inflated}
 	readPage(p, page)
 	w.glyphs, w.inflated = p.glyphs, p.inflated // reused: the page's text is built from them below

@@ -25,9 +25,9 @@ type line struct {
 	table     bool // a row of a table (pdftable.go)
 }
 
-// layoutPage turns a page's glyphs into lines of text in reading order.
-// Blank strings mark paragraph breaks.
-func layoutPage(glyphs []glyph) []string {
+// layoutPage turns a page's glyphs into lines of text in reading order:
+// one run of lines for each direction of text, the main direction first.
+func layoutPage(glyphs []glyph) [][]line {
 	byRot := map[int8][]glyph{}
 	upright := true
 	for _, g := range glyphs {
@@ -37,7 +37,7 @@ func layoutPage(glyphs []glyph) []string {
 		}
 	}
 	if upright {
-		return paragraphs(buildLines(glyphs)) // the common case, without copying
+		return [][]line{buildLines(glyphs)} // the common case, without copying
 	}
 	for _, g := range glyphs {
 		byRot[g.rot] = append(byRot[g.rot], g)
@@ -53,15 +53,35 @@ func layoutPage(glyphs []glyph) []string {
 		}
 		return rots[i] < rots[j]
 	})
-	var out []string
+	out := make([][]line, 0, len(rots))
 	for _, r := range rots {
-		lines := buildLines(byRot[r])
-		if len(out) > 0 && len(lines) > 0 {
-			out = append(out, "")
-		}
-		out = append(out, paragraphs(lines)...)
+		out = append(out, buildLines(byRot[r]))
 	}
 	return out
+}
+
+// renderPage renders a page's runs of lines as text: blank strings mark
+// paragraph breaks. furniture flags lines of each run (findFurniture);
+// their indexes in the text are returned.
+func renderPage(runs [][]line, furniture [][]bool) (text []string, furnitureAt []int) {
+	for r, lines := range runs {
+		if len(text) > 0 && len(lines) > 0 {
+			text = append(text, "")
+		}
+		k := 0
+		for _, l := range paragraphs(lines) {
+			if l == "" {
+				text = append(text, l)
+				continue // a paragraph break; every line has text
+			}
+			if furniture[r][k] {
+				furnitureAt = append(furnitureAt, len(text))
+			}
+			text = append(text, l)
+			k++
+		}
+	}
+	return text, furnitureAt
 }
 
 // buildLines groups glyphs by baseline, then splits each group into
@@ -380,6 +400,7 @@ func paragraphs(lines []line) []string {
 	// The usual line spacing: a low percentile, since on a page of short
 	// paragraphs half of the gaps may be paragraph gaps.
 	usual := percentile(gaps, 0.3)
+	full := fullWidth(lines)
 	out := make([]string, 0, len(lines))
 	prev := 0.0
 	for i, l := range lines {
@@ -390,8 +411,10 @@ func paragraphs(lines []line) []string {
 			// leading).
 			wide := d > usual*1.45
 			sameAsBefore := prev > usual*1.45 && math.Abs(d-prev) < 0.05*d
-			// A table stands apart, its rows together.
-			if d < -1 || wide && !sameAsBefore && !l.table || l.table != lines[i-1].table {
+			// A table stands apart, its rows together; a heading from the
+			// text before and after it.
+			if d < -1 || wide && !sameAsBefore && !l.table || l.table != lines[i-1].table ||
+				endsHeading(lines[i-1], l, full) || startsHeading(lines[i-1], l, full) {
 				out = append(out, "")
 			}
 			prev = d

@@ -116,6 +116,13 @@ func (pl *pageLines) key(i int) string {
 // the top of the chapter's first page is the chapter's heading and stays.
 // It returns the running lines, by runningKey, and how many lines it dropped.
 func removeRunningLines(pages [][]string) (running map[string]bool, removed int) {
+	return removeRunningLinesOf(pages, nil)
+}
+
+// removeRunningLinesOf is removeRunningLines that also drops the lines
+// known to run, by page and index, wherever they stand: a PDF's running
+// lines found by their place, which reading order may put within the text.
+func removeRunningLinesOf(pages [][]string, known [][]int) (running map[string]bool, removed int) {
 	running = map[string]bool{}
 	// zones calls f for the lines in the top and bottom zones of a page;
 	// page numbers do not count when looking for the page's edges.
@@ -166,6 +173,12 @@ func removeRunningLines(pages [][]string) (running map[string]bool, removed int)
 	for p, lines := range pages {
 		pl := all[p]
 		drop := map[int]bool{}
+		if p < len(known) {
+			for _, i := range known[p] {
+				drop[i] = true
+				running[pl.key(i)] = true
+			}
+		}
 		for i := range lines {
 			if pl.number[i] && pl.inZone(i) {
 				drop[i] = true

@@ -189,7 +189,7 @@ func (s Source) graphSections() []graphSection {
 	seen := map[string]bool{}
 	for _, c := range s.Manifest.Chunks {
 		for _, h := range append([]string{c.Heading}, c.Sections...) {
-			path := headingPath(h)
+			path := document.SplitSectionPath(h)
 			for i := range path {
 				key := c.Document + "\x00" + strings.Join(path[:i+1], "\x00")
 				if !seen[key] {

@@ -61,59 +61,10 @@ func (s Source) SectionOf(cit requirement.Citation) []string {
 	return SectionAt(c, body, quoteAt)
 }
 
-// SectionAt returns the heading path of byte offset at of a chunk's body:
-// the chunk's heading, or the last of its sections starting before at. A
-// negative at, a quote not found, gives the chunk's heading.
+// SectionAt returns the heading path of byte offset at of a chunk's body
+// (document.ManifestChunk.SectionAt).
 func SectionAt(c document.ManifestChunk, body string, at int) []string {
-	path := headingPath(c.Heading)
-	if at < 0 {
-		return path
-	}
-	pos := 0
-	for _, sec := range c.Sections {
-		p := headingPath(sec)
-		if len(p) == 0 {
-			continue
-		}
-		start := lineStarting(body, pos, strings.TrimSuffix(p[len(p)-1], "…"))
-		if start < 0 {
-			continue
-		}
-		if start > at {
-			break
-		}
-		path, pos = p, start+1
-	}
-	return path
-}
-
-// headingPath splits a manifest heading ("3 Records > 3.1 Invoices").
-func headingPath(h string) []string {
-	var path []string
-	for _, part := range strings.Split(h, document.SectionSeparator) {
-		if part = strings.TrimSpace(part); part != "" {
-			path = append(path, part)
-		}
-	}
-	return path
-}
-
-// lineStarting finds, from byte from on, a line of text that starts with
-// prefix (spaces aside), and returns its offset or -1.
-func lineStarting(text string, from int, prefix string) int {
-	for from < len(text) {
-		i := strings.Index(text[from:], prefix)
-		if i < 0 {
-			return -1
-		}
-		at := from + i
-		lineStart := strings.LastIndexByte(text[:at], '\n') + 1
-		if strings.TrimSpace(text[lineStart:at]) == "" {
-			return at
-		}
-		from = at + 1
-	}
-	return -1
+	return c.SectionAt(body, at)
 }
 
 // Render writes src in a format.

@@ -14,6 +14,7 @@ import (
 
 	"creator/internal/document"
 	"creator/internal/requirement"
+	"creator/internal/tokens"
 )
 
 func sample() Source {
@@ -397,6 +398,37 @@ func TestSectionOfAQuote(t *testing.T) {
 	} {
 		if got := at(c.chunk, c.quote); got != c.want {
 			t.Errorf("%s %q: %q, want %q", c.chunk, c.quote, got, c.want)
+		}
+	}
+}
+
+// TestSectionOfMarkdownHeadings checks the section of quotes under
+// Markdown headings (as Markdown and HTML documents give them): the
+// heading line "## Passwords" is the section "Passwords", and a body line
+// that begins with a heading's words does not start that section.
+func TestSectionOfMarkdownHeadings(t *testing.T) {
+	t.Parallel()
+	text := "Acme staff handbook, version 3.\n\n# Acme Security Policy\n\nThis policy applies to all staff.\n\n## Passwords\n\nUsers must choose long passwords.\n\n" +
+		"## Backups\n\nBackups must be encrypted at rest.\n\n### Retention\n\nBackup media shall be kept for one year.\n"
+	chunks := document.ChunkText(text, 1000, tokens.Default())
+	if len(chunks) != 1 {
+		t.Fatalf("%d chunks", len(chunks))
+	}
+	c := chunks[0]
+	src := Source{
+		Manifest: document.Manifest{Chunks: []document.ManifestChunk{{ID: c.ID, Heading: c.Heading, Sections: c.Sections}}},
+		Chunks:   map[string]string{c.ID: c.Text},
+	}
+	for quote, want := range map[string]string{
+		"Acme staff handbook, version 3.":          "",
+		"This policy applies to all staff.":        "Acme Security Policy",
+		"Users must choose long passwords.":        "Acme Security Policy › Passwords",
+		"Backups must be encrypted at rest.":       "Acme Security Policy › Backups",
+		"Backup media shall be kept for one year.": "Acme Security Policy › Backups › Retention",
+	} {
+		got := strings.Join(src.SectionOf(requirement.Citation{Chunk: c.ID, Quote: quote}), " › ")
+		if got != want {
+			t.Errorf("%q: section %q, want %q", quote, got, want)
 		}
 	}
 }

@@ -32,8 +32,11 @@ var (
 	complianceRE = regexp.MustCompile(`(?i)aufbewahr|aufzeichn|buchführ|buchung|beleg|steuer|gesetz|verordnung|finanzbehörd|prüfung|protokoll|verfahrensdokumentation|nachvollzieh|nachprüf|unveränder|datenschutz|personenbezog|einwillig|lösch|retention|retain|records?\b|audit|\blaw\b|legal|regulat|complian|\btax|privacy|personal data|personally identifiable|\bPII\b|consent|erasure|\breport|notif|statut`)
 	securityRE   = regexp.MustCompile(`(?i)secur|encrypt|cryptograph|authenticat|password|passphrase|secret|confidential|integrity|availab|performance|latency|throughput|reliab|usab|resist|protect|attack|malicious|throttl|rate.?limit|phishing|biometric|tamper|verif|sicher|verschlüssel|zugriffs?schutz|zugangs`)
 	constraintRE = regexp.MustCompile(`(?i)at least|at most|no more than|no less than|no later than|maximum|minimum|\bwithin\b|\blimit|exceed|\blength\b|\bsize\b|format|\bbytes?\b|\bbits?\b|characters|seconds|minutes|hours|\bdays\b|mindestens|höchstens|innerhalb|spätestens|frist`)
-	gobdRE       = regexp.MustCompile(`(?i)\bGoBD\b|§§?\s*14[5-7]\b|\bAO\b|\bHGB\b|aufbewahr|unveränder|nachvollzieh|nachprüf|protokollier|verfahrensdokumentation|belegfunktion|belegsicherung|grund\(?buch\)?aufzeichn|journalfunktion|kontenfunktion|internes kontrollsystem|datenzugriff|buchführung|buchung`)
-	gdprRE       = regexp.MustCompile(`(?i)\bDSGVO\b|\bGDPR\b|personenbezogen|einwillig|datenschutz|personal data|data subject|\bconsent\b|erasure|right to be forgotten|betroffene person`)
+	// A framework is tagged when the document is it (its profile's
+	// identifier) or the text names it: words of its subject (personal
+	// data, retention) are in many documents that are not the framework.
+	citesGoBDRE = regexp.MustCompile(`\bGoBD\b`)
+	citesGDPRRE = regexp.MustCompile(`(?i)\bDSGVO\b|\bGDPR\b|\b2016/679\b|Datenschutz-Grundverordnung|General Data Protection Regulation`)
 )
 
 // buildDraft turns a classified sentence into a requirement.
@@ -65,10 +68,10 @@ func buildDraft(text, doc, chunk, heading string, f finding, p profile) draft {
 	if p.Identifier != "" {
 		add(p.Identifier)
 	}
-	if gobdRE.MatchString(text) && (p.Identifier == "GoBD" || germanSentence(text)) {
+	if citesGoBDRE.MatchString(text) {
 		add("GoBD")
 	}
-	if gdprRE.MatchString(text) {
+	if citesGDPRRE.MatchString(text) {
 		add("GDPR")
 	}
 	where := ""
@@ -110,9 +113,4 @@ func title(s string) string {
 		b.WriteString(w)
 	}
 	return strings.TrimRight(b.String(), ",;:") + " …"
-}
-
-// germanSentence tells German text by its function words.
-func germanSentence(s string) bool {
-	return len(germanRE.FindAllString(s, -1)) > len(englishRE.FindAllString(s, -1))
 }

@@ -18,6 +18,7 @@ import (
 
 	"creator/compaction"
 	"creator/internal/agent"
+	"creator/internal/document"
 	"creator/internal/llm"
 	"creator/internal/requirement"
 	"creator/planner"
@@ -649,7 +650,9 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 		if x.text != "" {
 			text = x.text
 		}
-		d := buildDraft(text, c.doc, chunkID(c.n), c.heading, x.f, p)
+		// The section the quote stands in: a chunk may hold several.
+		section := document.SectionIn(c.heading, c.body, x.s.start, c.firstPage > 0)
+		d := buildDraft(text, c.doc, chunkID(c.n), section, x.f, p)
 		d.Citations[0].Quote = x.quote
 		for _, q := range x.more {
 			d.Citations = append(d.Citations, requirement.Citation{Document: c.doc, Chunk: chunkID(c.n), Quote: q})

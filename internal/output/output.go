@@ -80,8 +80,10 @@ const maxUncoveredListed = 20
 
 // Summary renders output/summary.md: counts by type, category, priority
 // and framework, the coverage when cov is given, and a table of the
-// requirements with their sources.
-func Summary(recs []requirement.Record, documents []string, cov *Coverage) []byte {
+// requirements with their sources. sections holds, by requirement id, the
+// section path its first quote stands in ("3 Records › 3.1 Invoices"); the
+// table has a section column when any requirement has one.
+func Summary(recs []requirement.Record, documents []string, cov *Coverage, sections map[string]string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Requirements\n\n%d requirements from %s.\n", len(recs), cell(strings.Join(documents, ", ")))
 	if cov != nil && len(recs) == 0 && cov.Chunks > 0 && cov.Covered == cov.Chunks {
@@ -133,7 +135,12 @@ func Summary(recs []requirement.Record, documents []string, cov *Coverage) []byt
 		if sourceIDs {
 			head = append(head, "source id")
 		}
-		head = append(head, "title", "type", "priority", "source")
+		withSections := slices.ContainsFunc(recs, func(r requirement.Record) bool { return sections[r.ID] != "" })
+		head = append(head, "title", "type", "priority")
+		if withSections {
+			head = append(head, "section")
+		}
+		head = append(head, "source")
 		if tally.Reviewed > 0 {
 			head = append(head, "review")
 		}
@@ -143,7 +150,11 @@ func Summary(recs []requirement.Record, documents []string, cov *Coverage) []byt
 			if sourceIDs {
 				fmt.Fprintf(&b, " %s |", cell(r.SourceID))
 			}
-			fmt.Fprintf(&b, " %s | %s | %s | %s |", cell(r.Title), cell(r.Type), cell(r.Priority), cell(Sources(r)))
+			fmt.Fprintf(&b, " %s | %s | %s |", cell(r.Title), cell(r.Type), cell(r.Priority))
+			if withSections {
+				fmt.Fprintf(&b, " %s |", cell(sections[r.ID]))
+			}
+			fmt.Fprintf(&b, " %s |", cell(Sources(r)))
 			if tally.Reviewed > 0 {
 				fmt.Fprintf(&b, " %s |", r.ReviewStatus())
 			}

@@ -70,15 +70,20 @@ func TestOutputsCarrySourceIDAndAttributes(t *testing.T) {
 	if got := rows[2][len(head)-2:]; got[0] != "" || got[1] != "{}" {
 		t.Errorf("row without fields: %q", got)
 	}
-	sum := string(Summary(recs, []string{"d.pdf"}, nil))
+	sum := string(Summary(recs, []string{"d.pdf"}, nil, nil))
 	if !strings.Contains(sum, "| id | source id | title | type | priority | source |\n|---|---|---|---|---|---|\n| REQ-001 | BK-01 | Keep invoices |") ||
 		!strings.Contains(sum, "| REQ-002 |  | Keep invoices |") {
 		t.Errorf("summary:\n%s", sum)
 	}
 	// Without any source id the table is as it was.
-	sum = string(Summary(recs[1:], []string{"d.pdf"}, nil))
+	sum = string(Summary(recs[1:], []string{"d.pdf"}, nil, nil))
 	if !strings.Contains(sum, "| id | title | type | priority | source |\n|---|---|---|---|---|\n| REQ-002 | Keep invoices | obligation | high | d.pdf p. 2 |\n") {
 		t.Errorf("summary without source ids:\n%s", sum)
+	}
+	// The section each requirement's quote stands in, when known.
+	sum = string(Summary(recs[1:], []string{"d.pdf"}, nil, map[string]string{"REQ-002": "3 Records › 3.1 Invoices"}))
+	if !strings.Contains(sum, "| id | title | type | priority | section | source |\n|---|---|---|---|---|---|\n| REQ-002 | Keep invoices | obligation | high | 3 Records › 3.1 Invoices | d.pdf p. 2 |\n") {
+		t.Errorf("summary with sections:\n%s", sum)
 	}
 }
 
@@ -100,7 +105,7 @@ func hostileRecords() []requirement.Record {
 // table cells, no heading, no link, no reordered text.
 func TestSummaryEscapesMarkdown(t *testing.T) {
 	recs := hostileRecords()
-	sum := string(Summary(recs, []string{"<b>d</b>.pdf"}, &Coverage{Chunks: 1, Empty: []EmptyChunk{{Chunk: "chunk_002", Reason: "<iframe src=x>"}}}))
+	sum := string(Summary(recs, []string{"<b>d</b>.pdf"}, &Coverage{Chunks: 1, Empty: []EmptyChunk{{Chunk: "chunk_002", Reason: "<iframe src=x>"}}}, map[string]string{"REQ-001": "<i>3</i> # Records"}))
 	for _, bad := range []string{"<script", "<b>", "<iframe", "| fake | cell |", "\n# heading", "[x](javascript", "\u202E"} {
 		if strings.Contains(sum, bad) {
 			t.Errorf("summary.md holds %q:\n%s", bad, sum)

@@ -198,3 +198,28 @@ func quoteNotFound(cit requirement.Citation, body string) error {
 	}
 	return fmt.Errorf("the quote was not found in %s, and no passage of %s resembles it. Copy a sentence from the chunk word for word, in the document's own language: do not translate, paraphrase or combine sentences", cit.Chunk, cit.Chunk)
 }
+
+// sections returns, by requirement id, the section path the first quote
+// of each record stands in: the nearest heading above it in its chunk.
+func (c *chunks) sections(recs []requirement.Record) map[string]string {
+	if c == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, r := range recs {
+		if len(r.Citations) == 0 {
+			continue
+		}
+		cit := r.Citations[0]
+		mc, body, err := c.body(cit.Chunk)
+		if err != nil {
+			continue
+		}
+		at, _, ok := c.find(cit.Chunk, body, cit.Quote)
+		if !ok {
+			at = -1
+		}
+		out[r.ID] = strings.Join(mc.SectionAt(body, at), " › ")
+	}
+	return out
+}

@@ -224,7 +224,7 @@ func (s *Store) write(recs []requirement.Record, ch *chunks, partialNote string,
 	for _, f := range []struct {
 		path string
 		data []byte
-	}{{output.CSVFile, csvData}, {output.SummaryFile, withNote(partialNote, output.Summary(recs, docs, cov))}, {output.RequirementsFile, jsonData}} {
+	}{{output.CSVFile, csvData}, {output.SummaryFile, withNote(partialNote, output.Summary(recs, docs, cov, ch.sections(recs)))}, {output.RequirementsFile, jsonData}} {
 		if _, err := s.files.WriteFile(f.path, f.data); err != nil {
 			return err
 		}
