@@ -121,19 +121,82 @@ func connectError(err error) error {
 
 // write upserts the rows of the job, keyed on (job_id, requirement_id),
 // and deletes those of requirements it no longer has: two statements
-// whatever the number of requirements, the rows passed as one array per
-// column (no temporary table, so no TEMPORARY right is needed and it works
-// inside any caller's transaction). A requirement id given twice is
-// written once, as its last record.
+// whatever the number of requirements, sent together in one round trip,
+// the rows passed as one array per column (no temporary table, so no
+// TEMPORARY right is needed and it works inside any caller's transaction).
+// A requirement id given twice is written once, as its last record.
 func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 	table := pgx.Identifier{o.Schema, Table}.Sanitize()
-	// One array per column of rowOf, in its order, with frameworks as a
-	// JSON array (a text[] per row does not fit a rectangular array).
-	upsert := `INSERT INTO ` + table + ` AS t (job_id, requirement_id, title, text, type, category, priority,
+	cols, err := columnsOf(o.Records)
+	if err != nil {
+		return err
+	}
+	n := len(cols.id)
+	// In a savepoint, so that when the statement fails (a constraint
+	// added to the table, say) the rows can be tried one at a time to name
+	// the requirement that failed; the transaction fails either way.
+	const savepoint = "creator_publish_rows"
+	b := &pgx.Batch{}
+	b.Queue(`SAVEPOINT ` + savepoint)
+	var inserted []bool
+	var written bool
+	b.Queue(upsertSQL(table), cols.args(o.JobID, o.Now, 0, n)...).Query(func(rows pgx.Rows) error {
+		var err error
+		inserted, err = pgx.CollectRows(rows, pgx.RowTo[bool])
+		written = err == nil
+		return err
+	})
+	b.Queue(`RELEASE SAVEPOINT ` + savepoint)
+	var removed int64
+	b.Queue(`DELETE FROM `+table+` WHERE job_id = $1 AND NOT (requirement_id = ANY($2))`, o.JobID, cols.id).
+		Exec(func(tag pgconn.CommandTag) error {
+			removed = tag.RowsAffected()
+			return nil
+		})
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		if written || ctx.Err() != nil {
+			return fmt.Errorf("removing withdrawn requirements from %s: %w", table, err)
+		}
+		if _, rb := tx.Exec(ctx, `ROLLBACK TO SAVEPOINT `+savepoint); rb != nil {
+			return fmt.Errorf("writing the requirements to %s: %w", table, err)
+		}
+		for i := range n {
+			one, berr := tx.Begin(ctx)
+			if berr != nil {
+				break
+			}
+			rows, rerr := one.Query(ctx, upsertSQL(table), cols.args(o.JobID, o.Now, i, i+1)...)
+			if rerr == nil {
+				rows.Close()
+				rerr = rows.Err()
+			}
+			one.Rollback(ctx) //nolint:errcheck // only looking
+			if rerr != nil {
+				return fmt.Errorf("writing %s to %s: %w", cols.id[i], table, rerr)
+			}
+		}
+		return fmt.Errorf("writing the requirements to %s: %w", table, err)
+	}
+	for _, ins := range inserted {
+		if ins {
+			res.Inserted++
+		} else {
+			res.Updated++
+		}
+	}
+	res.Unchanged = n - len(inserted)
+	res.Removed = int(removed)
+	return nil
+}
+
+// upsertSQL writes rows given as one array per column of columns, in its
+// order, into table; it returns, for each row written, whether it is new.
+func upsertSQL(table string) string {
+	return `INSERT INTO ` + table + ` AS t (job_id, requirement_id, title, text, type, category, priority,
 		frameworks, confidence, rationale, document, page, quote, citations, record, content_hash,
 		review_status, review_note, reviewed_by, reviewed_at, source_id, attributes, status, published_at)
 	SELECT $1, u.id, u.title, u.text, u.type, u.category, u.priority,
-		ARRAY(SELECT jsonb_array_elements_text(u.frameworks::jsonb)), u.confidence, u.rationale,
+		u.frameworks::text[], u.confidence, u.rationale,
 		u.document, u.page, u.quote, u.citations::jsonb, u.record::jsonb, u.content_hash,
 		u.review_status, u.review_note, u.reviewed_by, u.reviewed_at, u.source_id, u.attributes::jsonb,
 		'` + StatusPending + `', $23
@@ -153,138 +216,132 @@ func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 		status = EXCLUDED.status, published_at = EXCLUDED.published_at
 	WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
 	RETURNING (xmax = 0)`
-	last := map[string]int{}
-	for i, r := range o.Records {
+}
+
+// columns are the rows of a publish, one typed slice per column of
+// upsertSQL (typed, so that pgx encodes each array in one pass); frameworks
+// are array literals, as a text[] per row does not fit a rectangular array.
+type columns struct {
+	id, title, text, typ, category, priority, frameworks []string
+	confidence                                           []float64
+	rationale                                            []string
+	document                                             []*string
+	page                                                 []*int32
+	quote                                                []*string
+	citations, record, contentHash, reviewStatus         []string
+	reviewNote, reviewedBy                               []*string
+	reviewedAt                                           []*time.Time
+	sourceID, attributes                                 []*string
+}
+
+// args are the parameters of upsertSQL for the rows from..to.
+func (c *columns) args(jobID string, now time.Time, from, to int) []any {
+	return []any{jobID, c.id[from:to], c.title[from:to], c.text[from:to], c.typ[from:to], c.category[from:to],
+		c.priority[from:to], c.frameworks[from:to], c.confidence[from:to], c.rationale[from:to],
+		c.document[from:to], c.page[from:to], c.quote[from:to], c.citations[from:to], c.record[from:to],
+		c.contentHash[from:to], c.reviewStatus[from:to], c.reviewNote[from:to], c.reviewedBy[from:to],
+		c.reviewedAt[from:to], c.sourceID[from:to], c.attributes[from:to], now}
+}
+
+// columnsOf gives the columns of the records, the last record of an id
+// given twice standing for it; source_id and attributes are null when the
+// document gives none.
+func columnsOf(recs []requirement.Record) (*columns, error) {
+	last := make(map[string]int, len(recs))
+	for i, r := range recs {
 		last[r.ID] = i
 	}
-	n := len(last)
-	cols := make([][]any, 21)
-	for c := range cols {
-		cols[c] = make([]any, 0, n)
-	}
-	ids := make([]string, 0, n)
-	for i, r := range o.Records {
+	c := &columns{}
+	for i, r := range recs {
 		if last[r.ID] != i {
 			continue
 		}
-		row, err := rowOf(r)
-		if err != nil {
-			return err
-		}
-		frameworks, err := json.Marshal(row[6])
-		if err != nil {
-			return err
-		}
-		row[6] = string(frameworks)
-		for c, v := range row {
-			cols[c] = append(cols[c], v)
-		}
-		ids = append(ids, r.ID)
-	}
-	run := func(tx pgx.Tx, from, to int) ([]bool, error) {
-		args := []any{o.JobID}
-		for _, c := range cols {
-			args = append(args, c[from:to])
-		}
-		rows, err := tx.Query(ctx, upsert, append(args, o.Now)...)
+		record, err := json.Marshal(r)
 		if err != nil {
 			return nil, err
 		}
-		return pgx.CollectRows(rows, pgx.RowTo[bool])
-	}
-	// In a savepoint, so that when the statement fails (a constraint
-	// added to the table, say) the rows can be tried one at a time to name
-	// the requirement that failed; the transaction fails either way.
-	sp, err := tx.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	inserted, err := run(sp, 0, n)
-	if err != nil {
-		if rb := sp.Rollback(ctx); rb != nil {
-			return fmt.Errorf("writing the requirements to %s: %w", table, err)
+		citations, err := json.Marshal(r.Citations)
+		if err != nil {
+			return nil, err
 		}
-		for i := range n {
-			one, berr := tx.Begin(ctx)
-			if berr != nil {
-				break
-			}
-			_, rerr := run(one, i, i+1)
-			one.Rollback(ctx) //nolint:errcheck // only looking
-			if rerr != nil {
-				return fmt.Errorf("writing %s to %s: %w", ids[i], table, rerr)
+		var document, quote *string
+		var page *int32
+		if len(r.Citations) > 0 {
+			first := r.Citations[0]
+			document, quote = &first.Document, &first.Quote
+			if first.Page > 0 {
+				p := int32(first.Page)
+				page = &p
 			}
 		}
-		return fmt.Errorf("writing the requirements to %s: %w", table, err)
-	}
-	if err := sp.Commit(ctx); err != nil {
-		return err
-	}
-	for _, ins := range inserted {
-		if ins {
-			res.Inserted++
-		} else {
-			res.Updated++
+		var note, by *string
+		var at *time.Time
+		if rv := r.Review; rv != nil {
+			if rv.Note != "" {
+				note = &rv.Note
+			}
+			if rv.By != "" {
+				by = &rv.By
+			}
+			if t, err := time.Parse(time.RFC3339, rv.At); err == nil {
+				at = &t
+			}
 		}
+		var sourceID, attributes *string
+		if r.SourceID != "" {
+			sourceID = &r.SourceID
+		}
+		if len(r.Attributes) > 0 {
+			a := output.AttributesJSON(r.Attributes)
+			attributes = &a
+		}
+		sum := sha256.Sum256(record)
+		c.id = append(c.id, r.ID)
+		c.title = append(c.title, r.Title)
+		c.text = append(c.text, r.Text)
+		c.typ = append(c.typ, r.Type)
+		c.category = append(c.category, r.Category)
+		c.priority = append(c.priority, r.Priority)
+		c.frameworks = append(c.frameworks, arrayLiteral(r.Frameworks))
+		c.confidence = append(c.confidence, r.Confidence)
+		c.rationale = append(c.rationale, r.Rationale)
+		c.document = append(c.document, document)
+		c.page = append(c.page, page)
+		c.quote = append(c.quote, quote)
+		c.citations = append(c.citations, string(citations))
+		c.record = append(c.record, string(record))
+		c.contentHash = append(c.contentHash, hex.EncodeToString(sum[:]))
+		c.reviewStatus = append(c.reviewStatus, r.ReviewStatus())
+		c.reviewNote = append(c.reviewNote, note)
+		c.reviewedBy = append(c.reviewedBy, by)
+		c.reviewedAt = append(c.reviewedAt, at)
+		c.sourceID = append(c.sourceID, sourceID)
+		c.attributes = append(c.attributes, attributes)
 	}
-	res.Unchanged = n - len(inserted)
-	tag, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE job_id = $1 AND NOT (requirement_id = ANY($2))`, o.JobID, ids)
-	if err != nil {
-		return fmt.Errorf("removing withdrawn requirements from %s: %w", table, err)
-	}
-	res.Removed = int(tag.RowsAffected())
-	return nil
+	return c, nil
 }
 
-// rowOf gives the columns of a record from requirement_id to attributes;
-// source_id and attributes are null when the document gives none.
-func rowOf(r requirement.Record) ([]any, error) {
-	record, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	citations, err := json.Marshal(r.Citations)
-	if err != nil {
-		return nil, err
-	}
-	var document, quote *string
-	var page *int
-	if len(r.Citations) > 0 {
-		c := r.Citations[0]
-		document, quote = &c.Document, &c.Quote
-		if c.Page > 0 {
-			page = &c.Page
+// arrayLiteral writes strings as a PostgreSQL text[] literal: every
+// element quoted, with its quotes and backslashes escaped, so that no
+// element reads as NULL or splits.
+func arrayLiteral(elems []string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, e := range elems {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-	}
-	frameworks := r.Frameworks
-	if frameworks == nil {
-		frameworks = []string{}
-	}
-	var note, by *string
-	var at *time.Time
-	if rv := r.Review; rv != nil {
-		if rv.Note != "" {
-			note = &rv.Note
+		b.WriteByte('"')
+		for _, r := range e {
+			if r == '"' || r == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
 		}
-		if rv.By != "" {
-			by = &rv.By
-		}
-		if t, err := time.Parse(time.RFC3339, rv.At); err == nil {
-			at = &t
-		}
+		b.WriteByte('"')
 	}
-	var sourceID, attributes *string
-	if r.SourceID != "" {
-		sourceID = &r.SourceID
-	}
-	if len(r.Attributes) > 0 {
-		a := output.AttributesJSON(r.Attributes)
-		attributes = &a
-	}
-	sum := sha256.Sum256(record)
-	return []any{r.ID, r.Title, r.Text, r.Type, r.Category, r.Priority, frameworks, r.Confidence, r.Rationale,
-		document, page, quote, string(citations), string(record), hex.EncodeToString(sum[:]),
-		r.ReviewStatus(), note, by, at, sourceID, attributes}, nil
+	b.WriteByte('}')
+	return b.String()
 }
 
 // Redact describes where a connection goes without its password:
