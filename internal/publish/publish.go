@@ -191,20 +191,26 @@ func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 
 // upsertSQL writes rows given as one array per column of columns, in its
 // order, into table; it returns, for each row written, whether it is new.
+// The record's fields are read from its JSON, parsed once per row (the
+// subquery with OFFSET 0 is not folded into the outer query), instead of
+// being sent a second time each as a column of their own: the database
+// receives each record once.
 func upsertSQL(table string) string {
 	return `INSERT INTO ` + table + ` AS t (job_id, requirement_id, title, text, type, category, priority,
 		frameworks, confidence, rationale, document, page, quote, citations, record, content_hash,
 		review_status, review_note, reviewed_by, reviewed_at, source_id, attributes, status, published_at)
-	SELECT $1, u.id, u.title, u.text, u.type, u.category, u.priority,
-		u.frameworks::text[], u.confidence, u.rationale,
-		u.document, u.page, u.quote, u.citations::jsonb, u.record::jsonb, u.content_hash,
+	SELECT $1, u.id, u.r->>'title', u.r->>'text', u.r->>'type', u.r->>'category', u.r->>'priority',
+		u.frameworks::text[], (u.r->>'confidence')::float8, u.r->>'rationale',
+		u.r->'citations'->0->>'document',
+		CASE WHEN (u.r->'citations'->0->>'page')::int4 > 0 THEN (u.r->'citations'->0->>'page')::int4 END,
+		u.r->'citations'->0->>'quote', u.r->'citations', u.r, u.content_hash,
 		u.review_status, u.review_note, u.reviewed_by, u.reviewed_at, u.source_id, u.attributes::jsonb,
-		'` + StatusPending + `', $23
-	FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-		$9::float8[], $10::text[], $11::text[], $12::int4[], $13::text[], $14::text[], $15::text[], $16::text[],
-		$17::text[], $18::text[], $19::text[], $20::timestamptz[], $21::text[], $22::text[])
-		AS u(id, title, text, type, category, priority, frameworks, confidence, rationale, document, page, quote,
-		citations, record, content_hash, review_status, review_note, reviewed_by, reviewed_at, source_id, attributes)
+		'` + StatusPending + `', $12
+	FROM (SELECT u.*, u.record::jsonb AS r
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+			$9::timestamptz[], $10::text[], $11::text[])
+		AS u(id, record, frameworks, content_hash, review_status, review_note, reviewed_by, reviewed_at, source_id, attributes)
+		OFFSET 0) AS u
 	ON CONFLICT (job_id, requirement_id) DO UPDATE SET
 		title = EXCLUDED.title, text = EXCLUDED.text, type = EXCLUDED.type, category = EXCLUDED.category,
 		priority = EXCLUDED.priority, frameworks = EXCLUDED.frameworks, confidence = EXCLUDED.confidence,
@@ -220,27 +226,20 @@ func upsertSQL(table string) string {
 
 // columns are the rows of a publish, one typed slice per column of
 // upsertSQL (typed, so that pgx encodes each array in one pass); frameworks
-// are array literals, as a text[] per row does not fit a rectangular array.
+// are array literals, as a text[] per row does not fit a rectangular array
+// and a record's may be null.
 type columns struct {
-	id, title, text, typ, category, priority, frameworks []string
-	confidence                                           []float64
-	rationale                                            []string
-	document                                             []*string
-	page                                                 []*int32
-	quote                                                []*string
-	citations, record, contentHash, reviewStatus         []string
-	reviewNote, reviewedBy                               []*string
-	reviewedAt                                           []*time.Time
-	sourceID, attributes                                 []*string
+	id, record, frameworks, contentHash, reviewStatus []string
+	reviewNote, reviewedBy                            []*string
+	reviewedAt                                        []*time.Time
+	sourceID, attributes                              []*string
 }
 
 // args are the parameters of upsertSQL for the rows from..to.
 func (c *columns) args(jobID string, now time.Time, from, to int) []any {
-	return []any{jobID, c.id[from:to], c.title[from:to], c.text[from:to], c.typ[from:to], c.category[from:to],
-		c.priority[from:to], c.frameworks[from:to], c.confidence[from:to], c.rationale[from:to],
-		c.document[from:to], c.page[from:to], c.quote[from:to], c.citations[from:to], c.record[from:to],
-		c.contentHash[from:to], c.reviewStatus[from:to], c.reviewNote[from:to], c.reviewedBy[from:to],
-		c.reviewedAt[from:to], c.sourceID[from:to], c.attributes[from:to], now}
+	return []any{jobID, c.id[from:to], c.record[from:to], c.frameworks[from:to], c.contentHash[from:to],
+		c.reviewStatus[from:to], c.reviewNote[from:to], c.reviewedBy[from:to], c.reviewedAt[from:to],
+		c.sourceID[from:to], c.attributes[from:to], now}
 }
 
 // columnsOf gives the columns of the records, the last record of an id
@@ -259,20 +258,6 @@ func columnsOf(recs []requirement.Record) (*columns, error) {
 		record, err := json.Marshal(r)
 		if err != nil {
 			return nil, err
-		}
-		citations, err := json.Marshal(r.Citations)
-		if err != nil {
-			return nil, err
-		}
-		var document, quote *string
-		var page *int32
-		if len(r.Citations) > 0 {
-			first := r.Citations[0]
-			document, quote = &first.Document, &first.Quote
-			if first.Page > 0 {
-				p := int32(first.Page)
-				page = &p
-			}
 		}
 		var note, by *string
 		var at *time.Time
@@ -297,19 +282,8 @@ func columnsOf(recs []requirement.Record) (*columns, error) {
 		}
 		sum := sha256.Sum256(record)
 		c.id = append(c.id, r.ID)
-		c.title = append(c.title, r.Title)
-		c.text = append(c.text, r.Text)
-		c.typ = append(c.typ, r.Type)
-		c.category = append(c.category, r.Category)
-		c.priority = append(c.priority, r.Priority)
-		c.frameworks = append(c.frameworks, arrayLiteral(r.Frameworks))
-		c.confidence = append(c.confidence, r.Confidence)
-		c.rationale = append(c.rationale, r.Rationale)
-		c.document = append(c.document, document)
-		c.page = append(c.page, page)
-		c.quote = append(c.quote, quote)
-		c.citations = append(c.citations, string(citations))
 		c.record = append(c.record, string(record))
+		c.frameworks = append(c.frameworks, arrayLiteral(r.Frameworks))
 		c.contentHash = append(c.contentHash, hex.EncodeToString(sum[:]))
 		c.reviewStatus = append(c.reviewStatus, r.ReviewStatus())
 		c.reviewNote = append(c.reviewNote, note)
