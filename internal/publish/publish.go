@@ -53,6 +53,9 @@ type Result struct {
 	Database string
 
 	Inserted, Updated, Unchanged, Removed int
+
+	// transaction is the database's id of the publish's transaction.
+	transaction int64
 }
 
 // Publish writes the records as the job's rows of Table: new requirements
@@ -153,6 +156,9 @@ func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 			removed = tag.RowsAffected()
 			return nil
 		})
+	// The transaction's id, for settling a publish whose process was
+	// killed around the COMMIT (Settle).
+	b.Queue(`SELECT txid_current()`).QueryRow(func(row pgx.Row) error { return row.Scan(&res.transaction) })
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		if written || ctx.Err() != nil {
 			return fmt.Errorf("removing withdrawn requirements from %s: %w", table, err)
