@@ -52,8 +52,11 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	extracted, err := jobrun.CheckDocuments(o.documents, o.maxText)
+	extracted, err := jobrun.CheckDocumentsContext(ctx, o.documents, o.maxText)
 	if err != nil {
+		if errors.Is(err, ctx.Err()) {
+			return err // interrupted: exit 130, nothing made
+		}
 		return fmt.Errorf("%v — no job was created", err)
 	}
 	root, err := o.root()

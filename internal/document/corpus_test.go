@@ -1,6 +1,7 @@
 package document
 
 import (
+	"context"
 	"creator/internal/corpustest"
 	"encoding/json"
 	"os"
@@ -94,7 +95,7 @@ func TestPDFWordF1(t *testing.T) {
 			}
 			defer f.Close()
 			fi, _ := f.Stat()
-			pages, _, err := readPDF(f, fi.Size(), Options{}.workers())
+			pages, _, err := readPDF(context.Background(), f, fi.Size(), Options{}.workers(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ package document
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +77,10 @@ type Options struct {
 	// Workers is how many pages of a PDF are read at once; 0 means one per
 	// CPU (GOMAXPROCS). The text does not depend on it.
 	Workers int
+
+	// pageRead, when set, hears of each PDF page read (its index); for
+	// tests that count the work done after a cancellation.
+	pageRead func(i int)
 }
 
 func (o Options) maxBytes() int64 {
@@ -118,6 +123,15 @@ func (o Options) workers() int {
 // checked against the file name: a file named .pdf that is not a PDF is an
 // error, not a guess.
 func Extract(path string, opts Options) (*Document, error) {
+	return ExtractContext(context.Background(), path, opts)
+}
+
+// ExtractContext is Extract that stops, with ctx's error, when ctx ends:
+// a PDF between two pages, other formats before and after their one pass.
+func ExtractContext(ctx context.Context, path string, opts Options) (*Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	max := opts.maxBytes()
 	name := filepath.Base(path)
 	f, err := os.Open(path)
@@ -154,7 +168,7 @@ func Extract(path string, opts Options) (*Document, error) {
 	var doc *Document
 	switch format {
 	case FormatPDF:
-		doc, err = extractPDF(f, fi.Size(), opts.workers())
+		doc, err = extractPDF(ctx, f, fi.Size(), opts.workers(), opts.pageRead)
 	default:
 		data, rerr := io.ReadAll(io.NewSectionReader(f, 0, fi.Size()))
 		if rerr != nil {
@@ -168,6 +182,9 @@ func Extract(path string, opts Options) (*Document, error) {
 		default:
 			doc, err = extractText(data)
 		}
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, cerr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -321,8 +338,8 @@ func finish(pages [][]string) []Page {
 	return out
 }
 
-func extractPDF(r io.ReaderAt, size int64, workers int) (*Document, error) {
-	pages, unmapped, err := readPDF(r, size, workers)
+func extractPDF(ctx context.Context, r io.ReaderAt, size int64, workers int, pageRead func(int)) (*Document, error) {
+	pages, unmapped, err := readPDF(ctx, r, size, workers, pageRead)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package document
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,10 +13,11 @@ import (
 )
 
 // readPDF extracts the lines of every page, with up to workers pages read
-// at once. The PDF library panics on some malformed files; a panic becomes
+// at once; when ctx ends, no page is begun any more and it returns ctx's
+// error once the pages under way are done. The PDF library panics on some malformed files; a panic becomes
 // an error, and a page whose content fails part of the way is kept with
 // what could be read of it.
-func readPDF(r io.ReaderAt, size int64, workers int) (pages [][]string, unmapped int, err error) {
+func readPDF(ctx context.Context, r io.ReaderAt, size int64, workers int, pageRead func(int)) (pages [][]string, unmapped int, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			pages, err = nil, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
@@ -46,9 +48,18 @@ func readPDF(r io.ReaderAt, size int64, workers int) (pages [][]string, unmapped
 		ws[k] = &pageWorker{objects: newObjectCache()}
 	}
 	inParallel(len(list), len(ws), func(w, i int) {
+		if ctx.Err() != nil {
+			return
+		}
 		defer func() { failures[i] = recover() }()
 		pages[i], counts[i] = ws[w].read(list[i])
+		if pageRead != nil {
+			pageRead(i)
+		}
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
 	for i, v := range failures {
 		if v != nil {
 			return nil, 0, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)

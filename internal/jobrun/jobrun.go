@@ -462,6 +462,12 @@ func (r *run) noteError(out agent.Outcome) {
 //
 // maxText is the most text a document may give (0: document.DefaultMaxText).
 func CheckDocuments(paths []string, maxText int64) (*document.Cache, error) {
+	return CheckDocumentsContext(context.Background(), paths, maxText)
+}
+
+// CheckDocumentsContext is CheckDocuments that stops, with ctx's error,
+// when ctx ends (an interrupt during the extraction of a large PDF).
+func CheckDocumentsContext(ctx context.Context, paths []string, maxText int64) (*document.Cache, error) {
 	extracted := document.NewCache(document.Options{MaxText: maxText})
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
@@ -469,7 +475,7 @@ func CheckDocuments(paths []string, maxText int64) (*document.Cache, error) {
 		} else if err != nil {
 			continue
 		}
-		if _, err := extracted.Extract(p); err != nil {
+		if _, err := extracted.ExtractContext(ctx, p); err != nil {
 			return nil, err
 		}
 	}
