@@ -102,8 +102,9 @@ bench-parallel:
 bench-queue: postgresql
 	$(GO) test ./cmd/creator -run '^$$' -bench '^BenchmarkQueueWorkers$$' -benchtime 1x -timeout 60m
 
-# The phases of a document at the --max-text limit (32 MB of Markdown, and a
-# 3000-page PDF), each in a process of its own: peak resident memory and time.
+# The phases of a document at the --max-text limit (32 MB of Markdown and of
+# text, a PDF of 28 MB of text), each in a process of its own: peak resident
+# memory and time.
 bench-huge:
 	$(GO) test ./internal/index -run '^$$' -bench '^BenchmarkHuge$$' -benchtime 1x -timeout 60m
 

@@ -98,15 +98,30 @@ func (d *docTools) extractTo(p string) (extracted, error) {
 	return extracted{source: rel, out: out, doc: doc, text: text}, nil
 }
 
+// countContext counts the tokens of text, stopping when ctx ends where
+// the counter can (tokens.Counter): a 32 MB text takes a minute.
+func countContext(ctx context.Context, counter document.Counter, text string) (int, error) {
+	if c, ok := counter.(interface {
+		CountContext(context.Context, string) (int, error)
+	}); ok {
+		return c.CountContext(ctx, text)
+	}
+	return counter.Count(text), ctx.Err()
+}
+
 func (d *docTools) extract(ctx context.Context, a extractArgs) (llm.ToolResult, error) {
 	x, err := d.extractTo(a.Path)
+	if err != nil {
+		return llm.ToolResult{}, err
+	}
+	n, err := countContext(ctx, d.count, x.text)
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "extracted %s (%s) to %s: %s, %s characters, %s tokens.",
 		x.source, formatName(x.doc.Format), x.out, humanize.Plural(len(x.doc.Pages), "page"),
-		humanize.Int(len([]rune(x.text))), humanize.Int(d.count.Count(x.text)))
+		humanize.Int(len([]rune(x.text))), humanize.Int(n))
 	if x.doc.Paged {
 		b.WriteString(" Each page starts with a line '--- page N ---'.")
 	}

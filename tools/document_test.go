@@ -202,3 +202,19 @@ func TestChunkDocumentStopsWhenCancelled(t *testing.T) {
 		t.Fatalf("after a cancelled chunking: manifest %+v, files %v", after.Chunks, files)
 	}
 }
+
+// Extraction's token count, a minute for a 32 MB text, stops when the
+// context ends: the tool returns the context's error.
+func TestExtractDocumentStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	job, reg := docEnv(t)
+	big := strings.Repeat("Records of kind 7 must be kept for ten years in the archive room.\n", 20000) // 1.3 MB
+	if err := os.WriteFile(filepath.Join(job.Dir, "big.txt"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := reg.Call(ctx, "extract_document_text", json.RawMessage(`{"path":"big.txt"}`)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("extraction with its context ended: %v", err)
+	}
+}

@@ -24,10 +24,11 @@ import (
 //	go test ./internal/index -run '^$' -bench Huge -benchtime 1x
 //
 // The inputs are made by the benchmark: a Markdown text of hugeTextBytes
-// (the default --max-text) and a PDF of hugePDFPages pages.
+// (the default --max-text) and a PDF of hugePDFText bytes of text (about
+// 4500 pages; its extracted text, with page lines, just under the limit).
 const (
 	hugeTextBytes = document.DefaultMaxText
-	hugePDFPages  = 3000
+	hugePDFText   = 28_000_000
 	// hugeChunkTokens is the chunk size the agent asks for by default.
 	hugeChunkTokens = 1500
 	hugeChunkBytes  = 6000 // about hugeChunkTokens
@@ -41,7 +42,7 @@ func BenchmarkHuge(b *testing.B) {
 	text := hugeText(hugeTextBytes)
 	writeFile(b, filepath.Join(dir, "huge.md"), []byte(text))
 	writeFile(b, filepath.Join(dir, "huge.txt"), []byte(text))
-	writeFile(b, filepath.Join(dir, "huge.pdf"), hugePDF(hugePDFPages))
+	writeFile(b, filepath.Join(dir, "huge.pdf"), hugePDF(hugePDFText))
 	// The job folder the index phase reads: the text in chunk files of
 	// about the size chunk_document writes (cut at paragraphs here, which
 	// is quicker than chunking it and as good for the index).
@@ -181,9 +182,9 @@ func hugeText(n int) string {
 	return b.String()
 }
 
-// hugePDF is a PDF of pages pages of text, set in two columns.
-func hugePDF(pages int) []byte {
-	text := hugeText(pages * 4200)
+// hugePDF is a PDF of about n bytes of text, set in two columns.
+func hugePDF(n int) []byte {
+	text := hugeText(n)
 	var blocks []pdfwrite.Block
 	for _, para := range strings.Split(text, "\n\n") {
 		para = strings.TrimSpace(para)
