@@ -23,7 +23,7 @@ STATICCHECK_VERSION := v0.8.2
 # requirement store and the review server.
 RACE_PKGS := ./internal/job/... ./internal/fakellm/... ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/... ./internal/queue/...
 
-.PHONY: all build demo test corpus race lint fuzz bench bench-parallel bench-queue stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
+.PHONY: all build demo test corpus race lint fuzz bench bench-parallel bench-queue bench-huge stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
 
 all: build
 
@@ -84,7 +84,7 @@ fuzz:
 # here from the system's packages) and reports the ratio of the median
 # times and the peak memory; medians need more runs than the default.
 bench: pdftotext
-	$(GO) test -run '^$$' -bench . -skip '^(BenchmarkExtractPDF|BenchmarkParallelNIST80053|BenchmarkQueueWorkers)$$' -benchmem ./...
+	$(GO) test -run '^$$' -bench . -skip '^(BenchmarkExtractPDF|BenchmarkParallelNIST80053|BenchmarkQueueWorkers|BenchmarkHuge)$$' -benchmem ./...
 	$(GO) test ./internal/document/ -run '^$$' -bench '^BenchmarkExtractPDF$$' -benchtime 21x
 
 # Whole jobs on NIST SP 800-53r3 (from ../shared/corpus) with --parallel 0,
@@ -101,6 +101,12 @@ bench-parallel:
 # fails unless 4 workers reach 3 times one worker's throughput.
 bench-queue: postgresql
 	$(GO) test ./cmd/creator -run '^$$' -bench '^BenchmarkQueueWorkers$$' -benchtime 1x -timeout 60m
+
+# The phases of a document at the --max-text limit (32 MB of Markdown and of
+# text, a PDF of 28 MB of text), each in a process of its own: peak resident
+# memory and time.
+bench-huge:
+	$(GO) test ./internal/index -run '^$$' -bench '^BenchmarkHuge$$' -benchtime 1x -timeout 60m
 
 pdftotext:
 	@command -v pdftotext >/dev/null 2>&1 || { \

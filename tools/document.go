@@ -98,15 +98,30 @@ func (d *docTools) extractTo(p string) (extracted, error) {
 	return extracted{source: rel, out: out, doc: doc, text: text}, nil
 }
 
+// countContext counts the tokens of text, stopping when ctx ends where
+// the counter can (tokens.Counter): a 32 MB text takes a minute.
+func countContext(ctx context.Context, counter document.Counter, text string) (int, error) {
+	if c, ok := counter.(interface {
+		CountContext(context.Context, string) (int, error)
+	}); ok {
+		return c.CountContext(ctx, text)
+	}
+	return counter.Count(text), ctx.Err()
+}
+
 func (d *docTools) extract(ctx context.Context, a extractArgs) (llm.ToolResult, error) {
 	x, err := d.extractTo(a.Path)
+	if err != nil {
+		return llm.ToolResult{}, err
+	}
+	n, err := countContext(ctx, d.count, x.text)
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "extracted %s (%s) to %s: %s, %s characters, %s tokens.",
 		x.source, formatName(x.doc.Format), x.out, humanize.Plural(len(x.doc.Pages), "page"),
-		humanize.Int(len([]rune(x.text))), humanize.Int(d.count.Count(x.text)))
+		humanize.Int(len([]rune(x.text))), humanize.Int(n))
 	if x.doc.Paged {
 		b.WriteString(" Each page starts with a line '--- page N ---'.")
 	}
@@ -177,7 +192,7 @@ func (d *docTools) chunk(ctx context.Context, a chunkArgs) (llm.ToolResult, erro
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
-	man, err := d.replaceChunks(source, docName, chunks)
+	man, err := d.replaceChunks(ctx, source, docName, chunks)
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
@@ -186,8 +201,11 @@ func (d *docTools) chunk(ctx context.Context, a chunkArgs) (llm.ToolResult, erro
 
 // replaceChunks writes the chunk files of one source and the manifest. The
 // chunks of other sources stay; this source's earlier chunk files are
-// removed; new ids follow the highest id in use.
-func (d *docTools) replaceChunks(source, docName string, chunks []document.Chunk) (document.Manifest, error) {
+// removed; new ids follow the highest id in use. When ctx ends part of the
+// way (thousands of files for a large text), the files written are removed
+// and the manifest lists the other sources only: the source is left
+// unchunked, never chunked in part, and it returns ctx's error.
+func (d *docTools) replaceChunks(ctx context.Context, source, docName string, chunks []document.Chunk) (document.Manifest, error) {
 	var man document.Manifest
 	if data, err := d.own.ReadInternal(document.ManifestFile); err == nil {
 		if m, err := document.ParseManifest(data); err == nil {
@@ -208,6 +226,17 @@ func (d *docTools) replaceChunks(source, docName string, chunks []document.Chunk
 	}
 	man.Chunks = kept
 	for i, c := range chunks {
+		if err := ctx.Err(); err != nil {
+			for _, written := range man.Chunks[len(kept):] {
+				_, _, _ = d.files.Remove(written.File)
+			}
+			man.Chunks = kept
+			data, merr := requirement.Marshal(man)
+			if merr == nil {
+				merr = d.own.WriteInternal(document.ManifestFile, data)
+			}
+			return man, errors.Join(err, merr)
+		}
 		id := fmt.Sprintf("chunk_%03d", next+i)
 		mc := document.ManifestChunk{
 			ID: id, File: "chunks/" + id + ".md", Document: docName, Source: source,

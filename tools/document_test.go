@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -157,5 +158,63 @@ func TestChunkDocument(t *testing.T) {
 		if _, err := call(t, reg, "chunk_document", c.args); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("chunk_document(%s) = %v, want %q", c.args, err, c.want)
 		}
+	}
+}
+
+// cancelAfterChunks cancels a context once n chunk files are written.
+type cancelAfterChunks struct {
+	n       int
+	written int
+	cancel  context.CancelFunc
+}
+
+func (c *cancelAfterChunks) FileChanged(rel string) {
+	if strings.HasPrefix(rel, "chunks/chunk_") {
+		if c.written++; c.written == c.n {
+			c.cancel()
+		}
+	}
+}
+func (c *cancelAfterChunks) FileRemoved(string) {}
+
+// Chunking stops writing chunk files when its context ends, and leaves the
+// source unchunked rather than chunked in part: its files written so far
+// removed, the manifest listing the other sources' chunks only.
+func TestChunkDocumentStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	job, reg := docEnv(t)
+	if _, err := call(t, reg, "chunk_document", `{"path":"input/notes.txt"}`); err != nil {
+		t.Fatal(err)
+	}
+	before := manifest(t, job)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &cancelAfterChunks{n: 3, cancel: cancel}
+	job.Watch(w)
+	_, err := reg.Call(ctx, "chunk_document", json.RawMessage(`{"path":"input/policy.pdf","max_tokens":200}`))
+	job.Watch(nil)
+	if !errors.Is(err, context.Canceled) || w.written != w.n {
+		t.Fatalf("cancelled after %d chunk files: %v, %d written", w.n, err, w.written)
+	}
+	after := manifest(t, job)
+	files, _ := filepath.Glob(filepath.Join(job.Dir, "chunks", "chunk_*.md"))
+	if len(after.Chunks) != len(before.Chunks) || len(files) != len(before.Chunks) {
+		t.Fatalf("after a cancelled chunking: manifest %+v, files %v", after.Chunks, files)
+	}
+}
+
+// Extraction's token count, a minute for a 32 MB text, stops when the
+// context ends: the tool returns the context's error.
+func TestExtractDocumentStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	job, reg := docEnv(t)
+	big := strings.Repeat("Records of kind 7 must be kept for ten years in the archive room.\n", 20000) // 1.3 MB
+	if err := os.WriteFile(filepath.Join(job.Dir, "big.txt"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := reg.Call(ctx, "extract_document_text", json.RawMessage(`{"path":"big.txt"}`)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("extraction with its context ended: %v", err)
 	}
 }

@@ -209,7 +209,7 @@ func TestFinalizeOutput(t *testing.T) {
 		t.Fatalf("not in source order: %s", data)
 	}
 	summary, _ := os.ReadFile(filepath.Join(job.Dir, "output", "summary.md"))
-	for _, w := range []string{"2 requirements from policy.txt", "| obligation | 1 |", "| GoBD | 2 |", "| REQ-002 | Keep invoices | obligation | high | 1. Retention | policy.txt p. 1 |"} {
+	for _, w := range []string{"2 requirements from policy.txt", "| obligation | 1 |", "| GoBD | 2 |", "| REQ-002 | Keep invoices | obligation | high | 1\\. Retention | policy.txt p. 1 |"} {
 		if !strings.Contains(string(summary), w) {
 			t.Errorf("summary.md lacks %q:\n%s", w, summary)
 		}

@@ -540,6 +540,16 @@ func (in *Internal) WriteInternal(rel string, data []byte) error {
 	return nil
 }
 
+// RemoveInternal deletes a file of the job without the tools'
+// protections; one already gone is not an error.
+func (in *Internal) RemoveInternal(rel string) error {
+	if err := in.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	in.changes.removed(rel)
+	return nil
+}
+
 // AppendInternal appends to a log file of the job and flushes it to disk.
 func (in *Internal) AppendInternal(rel string, data []byte) error {
 	if dir := path.Dir(rel); dir != "." {

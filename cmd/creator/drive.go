@@ -53,8 +53,11 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	extracted, err := jobrun.CheckDocuments(o.documents, o.documentOptions())
+	extracted, err := jobrun.CheckDocumentsContext(ctx, o.documents, o.documentOptions())
 	if err != nil {
+		if errors.Is(err, ctx.Err()) {
+			return err // interrupted: exit 130, nothing made
+		}
 		return fmt.Errorf("%v — no job was created", err)
 	}
 	root, err := o.root()

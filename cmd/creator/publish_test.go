@@ -1,13 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"creator/internal/job"
 	"creator/internal/pgtest"
+	"creator/internal/publish"
 )
 
 func TestPublish(t *testing.T) {
@@ -62,4 +68,57 @@ func TestPublish(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A publish whose process was killed between the database's COMMIT and
+// the published event (JobTx committed, Record never called) gets its
+// event from the next status that can ask the database, once; a status
+// that cannot says so and records nothing; a later publish adds only its
+// own.
+func TestStatusSettlesAPublishKilledAfterCommit(t *testing.T) {
+	t.Parallel()
+	db := pgtest.Start(t)
+	dir := runBuiltin(t, sampleDoc, "sample")
+	ws := filepath.Dir(dir)
+	url := db.URL(db.Password)
+	env := map[string]string{"CREATOR_DATABASE_URL": url}
+
+	j, err := job.Open(ws, "sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		_, err := publish.JobTx(ctx, tx, j, publish.JobOptions{Now: time.Now()})
+		return err
+	})
+	conn.Close(ctx)
+	j.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	published := func() int {
+		data, _ := os.ReadFile(filepath.Join(dir, ".agent", "events.jsonl"))
+		return strings.Count(string(data), `"type":"published"`)
+	}
+	if n := published(); n != 0 {
+		t.Fatalf("%d published events before settling", n)
+	}
+	code, stdout, stderr := cli(t, "status", "--workspace", ws, "--job", "sample")
+	if code != exitOK || !strings.Contains(stderr, "is not known to have committed") || published() != 0 {
+		t.Fatalf("status without the database: exit %d, %d events\n%s%s", code, published(), stdout, stderr)
+	}
+	for range 2 {
+		code, stdout, stderr = cliWith(t, env, nil, "status", "--workspace", ws, "--job", "sample")
+		if code != exitOK || strings.Contains(stderr, "not known") || !strings.Contains(stdout, "Published") || published() != 1 {
+			t.Fatalf("status with the database: exit %d, %d events\n%s%s", code, published(), stdout, stderr)
+		}
+	}
+	if code, _, stderr = cliWith(t, env, nil, "publish", "--workspace", ws, "--job", "sample"); code != exitOK || published() != 2 {
+		t.Fatalf("publish after settling: exit %d, %d events\n%s", code, published(), stderr)
+	}
 }

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"creator/internal/job"
 	"creator/internal/jobview"
+	"creator/internal/publish"
 	"creator/workspace"
 )
 
@@ -37,12 +40,16 @@ unknown), compactions, limits{max_steps,max_tokens,max_cost}, requirements,
 review{total,reviewed,accepted,edited,rejected,pending} (the decisions of
 'creator review'; absent without requirements), created_at, updated_at,
 last_activity, last_event, resume_hint, error, published{time,database,
-schema,requirements,inserted,updated,unchanged,removed,partial} (the last
-publish). Fields are only ever added, never renamed or removed.`,
+schema,requirements,inserted,updated,unchanged,removed,partial,publish_id}
+(the last publish). Fields are only ever added, never renamed or removed.
+
+A publish of the job left pending by a publish killed around its COMMIT is
+settled first, with the database of $CREATOR_DATABASE_URL when it is the
+publish's (see creator publish).`,
 		Example: `  creator status --job gobd
   creator status --json | jq '.[] | select(.state=="interrupted") | .id'`,
 		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runStatus(o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runStatus(cmd.Context(), o) },
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "show this job in detail")
 	completeJobs(cmd, g)
@@ -50,9 +57,12 @@ publish). Fields are only ever added, never renamed or removed.`,
 	return cmd
 }
 
-func runStatus(o *statusOptions) error {
+func runStatus(ctx context.Context, o *statusOptions) error {
 	if o.jobID == "" {
 		return runList(&listOptions{globalOptions: o.globalOptions, json: o.json})
+	}
+	if err := settlePublications(ctx, o.globalOptions, o.jobID); err != nil {
+		return err
 	}
 	j, err := o.openView(o.jobID)
 	if err != nil {
@@ -64,6 +74,28 @@ func runStatus(o *statusOptions) error {
 		return writeJSON(o.streams.Out, v)
 	}
 	return jobview.WriteStatus(o.streams.Out, v, o.now())
+}
+
+// settlePublications records, or drops, the publishes of the job that a
+// killed publish left pending, with the database of
+// $CREATOR_DATABASE_URL when it is theirs; it says which remain.
+func settlePublications(ctx context.Context, o *globalOptions, id string) error {
+	j, err := o.openJob(id)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	unsettled, err := publish.Settle(ctx, j, o.getenv("CREATOR_DATABASE_URL"))
+	if err != nil {
+		fmt.Fprintf(o.streams.ErrOut, "creator: %v\n", err)
+		return nil
+	}
+	for _, p := range unsettled {
+		fmt.Fprintf(o.streams.ErrOut, "creator: the publish of %s to %s is not known to have committed: "+
+			"'creator publish --job %s' to that database settles it (or status with $CREATOR_DATABASE_URL set to it)\n",
+			p.Time.UTC().Format(time.RFC3339), p.Database, id)
+	}
+	return nil
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -1,6 +1,7 @@
 package document
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -33,12 +34,18 @@ func NewCache(opts Options) *Cache {
 // with the default options. Documents are shared: callers do not change
 // them.
 func (c *Cache) Extract(path string) (*Document, error) {
+	return c.ExtractContext(context.Background(), path)
+}
+
+// ExtractContext is Extract that stops, with ctx's error, when ctx ends
+// (ExtractContext of the package).
+func (c *Cache) ExtractContext(ctx context.Context, path string) (*Document, error) {
 	if c == nil {
-		return Extract(path, Options{})
+		return ExtractContext(ctx, path, Options{})
 	}
 	before, ok := c.hash(path)
 	if !ok {
-		return Extract(path, c.opts) // and its error
+		return ExtractContext(ctx, path, c.opts) // and its error
 	}
 	key := before + strings.ToLower(filepath.Ext(path))
 	c.mu.Lock()
@@ -50,7 +57,7 @@ func (c *Cache) Extract(path string) (*Document, error) {
 	if doc != nil {
 		return doc, nil
 	}
-	doc, err := Extract(path, c.opts)
+	doc, err := ExtractContext(ctx, path, c.opts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package document
 
 import (
+	"context"
 	"creator/internal/corpustest"
 	"encoding/json"
 	"os"
@@ -95,7 +96,7 @@ func TestPDFWordF1(t *testing.T) {
 			}
 			defer f.Close()
 			fi, _ := f.Stat()
-			read, err := readPDF(f, fi.Size(), Options{}.workers(), "")
+			read, err := readPDF(context.Background(), f, fi.Size(), Options{}.workers(), "", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

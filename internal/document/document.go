@@ -13,6 +13,7 @@ package document
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -80,6 +81,10 @@ type Options struct {
 	// owner password). A PDF restricted by an owner password only opens
 	// without it, as in every reader.
 	Password string
+
+	// pageRead, when set, hears of each PDF page read (its index); for
+	// tests that count the work done after a cancellation.
+	pageRead func(i int)
 }
 
 func (o Options) maxBytes() int64 {
@@ -122,6 +127,15 @@ func (o Options) workers() int {
 // checked against the file name: a file named .pdf that is not a PDF is an
 // error, not a guess.
 func Extract(path string, opts Options) (*Document, error) {
+	return ExtractContext(context.Background(), path, opts)
+}
+
+// ExtractContext is Extract that stops, with ctx's error, when ctx ends:
+// a PDF between two pages, other formats before and after their one pass.
+func ExtractContext(ctx context.Context, path string, opts Options) (*Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	max := opts.maxBytes()
 	name := filepath.Base(path)
 	f, err := os.Open(path)
@@ -158,7 +172,7 @@ func Extract(path string, opts Options) (*Document, error) {
 	var doc *Document
 	switch format {
 	case FormatPDF:
-		doc, err = extractPDF(f, fi.Size(), opts.workers(), opts.Password)
+		doc, err = extractPDF(ctx, f, fi.Size(), opts.workers(), opts.Password, opts.pageRead)
 	default:
 		data, rerr := io.ReadAll(io.NewSectionReader(f, 0, fi.Size()))
 		if rerr != nil {
@@ -172,6 +186,9 @@ func Extract(path string, opts Options) (*Document, error) {
 		default:
 			doc, err = extractText(data)
 		}
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, cerr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -326,8 +343,8 @@ func finish(pages [][]string, furniture [][]int) []Page {
 	return out
 }
 
-func extractPDF(r io.ReaderAt, size int64, workers int, password string) (*Document, error) {
-	read, err := readPDF(r, size, workers, password)
+func extractPDF(ctx context.Context, r io.ReaderAt, size int64, workers int, password string, pageRead func(int)) (*Document, error) {
+	read, err := readPDF(ctx, r, size, workers, password, pageRead)
 	if err != nil {
 		return nil, err
 	}

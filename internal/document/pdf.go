@@ -2,6 +2,7 @@ package document
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,12 +26,14 @@ type pdfPages struct {
 
 // readPDF extracts the lines of every page, with up to workers pages read
 // at once; an encrypted PDF is decrypted first, with password (see
-// decryptPDF). Its furniture holds, for each page, the indexes of its lines
-// that are running headers, footers or page numbers by their place on the
-// pages (findFurniture). The PDF library panics on some malformed files; a
-// panic becomes an error, and a page whose content fails part of the way
-// is kept with what could be read of it.
-func readPDF(r io.ReaderAt, size int64, workers int, password string) (out pdfPages, err error) {
+// decryptPDF). When ctx ends, no page is begun any more and it returns
+// ctx's error once the pages under way are done. Its furniture holds, for
+// each page, the indexes of its lines that are running headers, footers or
+// page numbers by their place on the pages (findFurniture). The PDF
+// library panics on some malformed files; a panic becomes an error, and a
+// page whose content fails part of the way is kept with what could be read
+// of it.
+func readPDF(ctx context.Context, r io.ReaderAt, size int64, workers int, password string, pageRead func(int)) (out pdfPages, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			out, err = pdfPages{}, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
@@ -59,9 +62,18 @@ func readPDF(r io.ReaderAt, size int64, workers int, password string) (out pdfPa
 		ws[k] = &pageWorker{objects: newObjectCache()}
 	}
 	inParallel(len(list), len(ws), func(w, i int) {
+		if ctx.Err() != nil {
+			return
+		}
 		defer func() { failures[i] = recover() }()
 		laid[i], counts[i], unreadable[i] = ws[w].read(list[i])
+		if pageRead != nil {
+			pageRead(i)
+		}
 	})
+	if err := ctx.Err(); err != nil {
+		return pdfPages{}, err
+	}
 	for i, v := range failures {
 		if v != nil {
 			return pdfPages{}, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)

@@ -42,6 +42,10 @@ const (
 	passageBytes    = 1000 // a passage ends after this many bytes …
 	passageMaxLines = 25   // … or this many lines
 	batchFiles      = 64
+	// batchBytes bounds the text of one batch as well: a batch is
+	// analysed in one piece, holding its text and terms in memory, and
+	// an interrupt waits for it.
+	batchBytes = 4 << 20
 )
 
 // fileRecord is what the index knows of a file.
@@ -85,6 +89,8 @@ type Index struct {
 	// vector yet, by content hash; they are embedded before the next
 	// semantic search.
 	unembedded map[string]map[string]string
+
+	fileIndexed func(rel string) // Options.fileIndexed
 }
 
 // Options tune how an index is kept on disk. The zero value suits a job.
@@ -97,6 +103,11 @@ type Options struct {
 	// Embedder, when set, embeds every passage for semantic and hybrid
 	// search; its vectors are kept with the index.
 	Embedder Embedder
+
+	// fileIndexed, when set, hears of each file put in a batch by the
+	// initial indexing; for tests that count the work done after a
+	// cancellation.
+	fileIndexed func(rel string)
 }
 
 // Open opens the index of the job folder jobDir (reading the files through
@@ -109,7 +120,7 @@ func Open(ctx context.Context, jobDir string, fsys fs.FS) (*Index, error) {
 
 // OpenWith is Open with options.
 func OpenWith(ctx context.Context, jobDir string, fsys fs.FS, opts Options) (*Index, error) {
-	x := &Index{fsys: fsys, dir: filepath.Join(jobDir, filepath.FromSlash(Dir)), files: map[string]fileRecord{}, dirty: map[string]bool{}, unembedded: map[string]map[string]string{}, emb: opts.Embedder}
+	x := &Index{fsys: fsys, dir: filepath.Join(jobDir, filepath.FromSlash(Dir)), files: map[string]fileRecord{}, dirty: map[string]bool{}, unembedded: map[string]map[string]string{}, emb: opts.Embedder, fileIndexed: opts.fileIndexed}
 	reason := ""
 	bi, err := openExisting(x.dir, opts)
 	switch {
@@ -496,14 +507,14 @@ func (x *Index) sync(ctx context.Context) (SyncStats, error) {
 	x.files = recs
 	seen := map[string]bool{}
 	b := x.bi.NewBatch()
-	pending := 0
+	pending, pendingBytes := 0, int64(0)
 	flush := func() error {
 		if pending == 0 {
 			return nil
 		}
 		err := x.bi.Batch(b)
 		b.Reset()
-		pending = 0
+		pending, pendingBytes = 0, 0
 		return err
 	}
 	err = fs.WalkDir(x.fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -539,7 +550,11 @@ func (x *Index) sync(ctx context.Context) (SyncStats, error) {
 		}
 		st.Indexed++
 		pending++
-		if pending >= batchFiles {
+		pendingBytes += fi.Size()
+		if x.fileIndexed != nil {
+			x.fileIndexed(p)
+		}
+		if pending >= batchFiles || pendingBytes >= batchBytes {
 			return flush()
 		}
 		return nil

@@ -466,6 +466,12 @@ func (r *run) noteError(out agent.Outcome) {
 // opts are the extraction's: the most text a document may give (MaxText,
 // 0: document.DefaultMaxText) and the password of encrypted PDFs.
 func CheckDocuments(paths []string, opts document.Options) (*document.Cache, error) {
+	return CheckDocumentsContext(context.Background(), paths, opts)
+}
+
+// CheckDocumentsContext is CheckDocuments that stops, with ctx's error,
+// when ctx ends (an interrupt during the extraction of a large PDF).
+func CheckDocumentsContext(ctx context.Context, paths []string, opts document.Options) (*document.Cache, error) {
 	extracted := document.NewCache(opts)
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
@@ -473,7 +479,7 @@ func CheckDocuments(paths []string, opts document.Options) (*document.Cache, err
 		} else if err != nil {
 			continue
 		}
-		if _, err := extracted.Extract(p); err != nil {
+		if _, err := extracted.ExtractContext(ctx, p); err != nil {
 			return nil, err
 		}
 	}

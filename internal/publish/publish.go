@@ -53,6 +53,9 @@ type Result struct {
 	Database string
 
 	Inserted, Updated, Unchanged, Removed int
+
+	// transaction is the database's id of the publish's transaction.
+	transaction int64
 }
 
 // Publish writes the records as the job's rows of Table: new requirements
@@ -121,27 +124,99 @@ func connectError(err error) error {
 
 // write upserts the rows of the job, keyed on (job_id, requirement_id),
 // and deletes those of requirements it no longer has: two statements
-// whatever the number of requirements, the rows passed as one array per
-// column (no temporary table, so no TEMPORARY right is needed and it works
-// inside any caller's transaction). A requirement id given twice is
-// written once, as its last record.
+// whatever the number of requirements, sent together in one round trip,
+// the rows passed as one array per column (no temporary table, so no
+// TEMPORARY right is needed and it works inside any caller's transaction).
+// A requirement id given twice is written once, as its last record.
 func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 	table := pgx.Identifier{o.Schema, Table}.Sanitize()
-	// One array per column of rowOf, in its order, with frameworks as a
-	// JSON array (a text[] per row does not fit a rectangular array).
-	upsert := `INSERT INTO ` + table + ` AS t (job_id, requirement_id, title, text, type, category, priority,
+	cols, err := columnsOf(o.Records)
+	if err != nil {
+		return err
+	}
+	n := len(cols.id)
+	// In a savepoint, so that when the statement fails (a constraint
+	// added to the table, say) the rows can be tried one at a time to name
+	// the requirement that failed; the transaction fails either way.
+	const savepoint = "creator_publish_rows"
+	b := &pgx.Batch{}
+	b.Queue(`SAVEPOINT ` + savepoint)
+	var inserted []bool
+	var written bool
+	b.Queue(upsertSQL(table), cols.args(o.JobID, o.Now, 0, n)...).Query(func(rows pgx.Rows) error {
+		var err error
+		inserted, err = pgx.CollectRows(rows, pgx.RowTo[bool])
+		written = err == nil
+		return err
+	})
+	b.Queue(`RELEASE SAVEPOINT ` + savepoint)
+	var removed int64
+	b.Queue(`DELETE FROM `+table+` WHERE job_id = $1 AND NOT (requirement_id = ANY($2))`, o.JobID, cols.id).
+		Exec(func(tag pgconn.CommandTag) error {
+			removed = tag.RowsAffected()
+			return nil
+		})
+	// The transaction's id, for settling a publish whose process was
+	// killed around the COMMIT (Settle).
+	b.Queue(`SELECT txid_current()`).QueryRow(func(row pgx.Row) error { return row.Scan(&res.transaction) })
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		if written || ctx.Err() != nil {
+			return fmt.Errorf("removing withdrawn requirements from %s: %w", table, err)
+		}
+		if _, rb := tx.Exec(ctx, `ROLLBACK TO SAVEPOINT `+savepoint); rb != nil {
+			return fmt.Errorf("writing the requirements to %s: %w", table, err)
+		}
+		for i := range n {
+			one, berr := tx.Begin(ctx)
+			if berr != nil {
+				break
+			}
+			rows, rerr := one.Query(ctx, upsertSQL(table), cols.args(o.JobID, o.Now, i, i+1)...)
+			if rerr == nil {
+				rows.Close()
+				rerr = rows.Err()
+			}
+			one.Rollback(ctx) //nolint:errcheck // only looking
+			if rerr != nil {
+				return fmt.Errorf("writing %s to %s: %w", cols.id[i], table, rerr)
+			}
+		}
+		return fmt.Errorf("writing the requirements to %s: %w", table, err)
+	}
+	for _, ins := range inserted {
+		if ins {
+			res.Inserted++
+		} else {
+			res.Updated++
+		}
+	}
+	res.Unchanged = n - len(inserted)
+	res.Removed = int(removed)
+	return nil
+}
+
+// upsertSQL writes rows given as one array per column of columns, in its
+// order, into table; it returns, for each row written, whether it is new.
+// The record's fields are read from its JSON, parsed once per row (the
+// subquery with OFFSET 0 is not folded into the outer query), instead of
+// being sent a second time each as a column of their own: the database
+// receives each record once.
+func upsertSQL(table string) string {
+	return `INSERT INTO ` + table + ` AS t (job_id, requirement_id, title, text, type, category, priority,
 		frameworks, confidence, rationale, document, page, quote, citations, record, content_hash,
 		review_status, review_note, reviewed_by, reviewed_at, source_id, attributes, status, published_at)
-	SELECT $1, u.id, u.title, u.text, u.type, u.category, u.priority,
-		ARRAY(SELECT jsonb_array_elements_text(u.frameworks::jsonb)), u.confidence, u.rationale,
-		u.document, u.page, u.quote, u.citations::jsonb, u.record::jsonb, u.content_hash,
+	SELECT $1, u.id, u.r->>'title', u.r->>'text', u.r->>'type', u.r->>'category', u.r->>'priority',
+		u.frameworks::text[], (u.r->>'confidence')::float8, u.r->>'rationale',
+		u.r->'citations'->0->>'document',
+		CASE WHEN (u.r->'citations'->0->>'page')::int4 > 0 THEN (u.r->'citations'->0->>'page')::int4 END,
+		u.r->'citations'->0->>'quote', u.r->'citations', u.r, u.content_hash,
 		u.review_status, u.review_note, u.reviewed_by, u.reviewed_at, u.source_id, u.attributes::jsonb,
-		'` + StatusPending + `', $23
-	FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-		$9::float8[], $10::text[], $11::text[], $12::int4[], $13::text[], $14::text[], $15::text[], $16::text[],
-		$17::text[], $18::text[], $19::text[], $20::timestamptz[], $21::text[], $22::text[])
-		AS u(id, title, text, type, category, priority, frameworks, confidence, rationale, document, page, quote,
-		citations, record, content_hash, review_status, review_note, reviewed_by, reviewed_at, source_id, attributes)
+		'` + StatusPending + `', $12
+	FROM (SELECT u.*, u.record::jsonb AS r
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+			$9::timestamptz[], $10::text[], $11::text[])
+		AS u(id, record, frameworks, content_hash, review_status, review_note, reviewed_by, reviewed_at, source_id, attributes)
+		OFFSET 0) AS u
 	ON CONFLICT (job_id, requirement_id) DO UPDATE SET
 		title = EXCLUDED.title, text = EXCLUDED.text, type = EXCLUDED.type, category = EXCLUDED.category,
 		priority = EXCLUDED.priority, frameworks = EXCLUDED.frameworks, confidence = EXCLUDED.confidence,
@@ -153,138 +228,100 @@ func write(ctx context.Context, tx pgx.Tx, o Options, res *Result) error {
 		status = EXCLUDED.status, published_at = EXCLUDED.published_at
 	WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
 	RETURNING (xmax = 0)`
-	last := map[string]int{}
-	for i, r := range o.Records {
+}
+
+// columns are the rows of a publish, one typed slice per column of
+// upsertSQL (typed, so that pgx encodes each array in one pass); frameworks
+// are array literals, as a text[] per row does not fit a rectangular array
+// and a record's may be null.
+type columns struct {
+	id, record, frameworks, contentHash, reviewStatus []string
+	reviewNote, reviewedBy                            []*string
+	reviewedAt                                        []*time.Time
+	sourceID, attributes                              []*string
+}
+
+// args are the parameters of upsertSQL for the rows from..to.
+func (c *columns) args(jobID string, now time.Time, from, to int) []any {
+	return []any{jobID, c.id[from:to], c.record[from:to], c.frameworks[from:to], c.contentHash[from:to],
+		c.reviewStatus[from:to], c.reviewNote[from:to], c.reviewedBy[from:to], c.reviewedAt[from:to],
+		c.sourceID[from:to], c.attributes[from:to], now}
+}
+
+// columnsOf gives the columns of the records, the last record of an id
+// given twice standing for it; source_id and attributes are null when the
+// document gives none.
+func columnsOf(recs []requirement.Record) (*columns, error) {
+	last := make(map[string]int, len(recs))
+	for i, r := range recs {
 		last[r.ID] = i
 	}
-	n := len(last)
-	cols := make([][]any, 21)
-	for c := range cols {
-		cols[c] = make([]any, 0, n)
-	}
-	ids := make([]string, 0, n)
-	for i, r := range o.Records {
+	c := &columns{}
+	for i, r := range recs {
 		if last[r.ID] != i {
 			continue
 		}
-		row, err := rowOf(r)
-		if err != nil {
-			return err
-		}
-		frameworks, err := json.Marshal(row[6])
-		if err != nil {
-			return err
-		}
-		row[6] = string(frameworks)
-		for c, v := range row {
-			cols[c] = append(cols[c], v)
-		}
-		ids = append(ids, r.ID)
-	}
-	run := func(tx pgx.Tx, from, to int) ([]bool, error) {
-		args := []any{o.JobID}
-		for _, c := range cols {
-			args = append(args, c[from:to])
-		}
-		rows, err := tx.Query(ctx, upsert, append(args, o.Now)...)
+		record, err := json.Marshal(r)
 		if err != nil {
 			return nil, err
 		}
-		return pgx.CollectRows(rows, pgx.RowTo[bool])
-	}
-	// In a savepoint, so that when the statement fails (a constraint
-	// added to the table, say) the rows can be tried one at a time to name
-	// the requirement that failed; the transaction fails either way.
-	sp, err := tx.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	inserted, err := run(sp, 0, n)
-	if err != nil {
-		if rb := sp.Rollback(ctx); rb != nil {
-			return fmt.Errorf("writing the requirements to %s: %w", table, err)
-		}
-		for i := range n {
-			one, berr := tx.Begin(ctx)
-			if berr != nil {
-				break
+		var note, by *string
+		var at *time.Time
+		if rv := r.Review; rv != nil {
+			if rv.Note != "" {
+				note = &rv.Note
 			}
-			_, rerr := run(one, i, i+1)
-			one.Rollback(ctx) //nolint:errcheck // only looking
-			if rerr != nil {
-				return fmt.Errorf("writing %s to %s: %w", ids[i], table, rerr)
+			if rv.By != "" {
+				by = &rv.By
+			}
+			if t, err := time.Parse(time.RFC3339, rv.At); err == nil {
+				at = &t
 			}
 		}
-		return fmt.Errorf("writing the requirements to %s: %w", table, err)
-	}
-	if err := sp.Commit(ctx); err != nil {
-		return err
-	}
-	for _, ins := range inserted {
-		if ins {
-			res.Inserted++
-		} else {
-			res.Updated++
+		var sourceID, attributes *string
+		if r.SourceID != "" {
+			sourceID = &r.SourceID
 		}
+		if len(r.Attributes) > 0 {
+			a := output.AttributesJSON(r.Attributes)
+			attributes = &a
+		}
+		sum := sha256.Sum256(record)
+		c.id = append(c.id, r.ID)
+		c.record = append(c.record, string(record))
+		c.frameworks = append(c.frameworks, arrayLiteral(r.Frameworks))
+		c.contentHash = append(c.contentHash, hex.EncodeToString(sum[:]))
+		c.reviewStatus = append(c.reviewStatus, r.ReviewStatus())
+		c.reviewNote = append(c.reviewNote, note)
+		c.reviewedBy = append(c.reviewedBy, by)
+		c.reviewedAt = append(c.reviewedAt, at)
+		c.sourceID = append(c.sourceID, sourceID)
+		c.attributes = append(c.attributes, attributes)
 	}
-	res.Unchanged = n - len(inserted)
-	tag, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE job_id = $1 AND NOT (requirement_id = ANY($2))`, o.JobID, ids)
-	if err != nil {
-		return fmt.Errorf("removing withdrawn requirements from %s: %w", table, err)
-	}
-	res.Removed = int(tag.RowsAffected())
-	return nil
+	return c, nil
 }
 
-// rowOf gives the columns of a record from requirement_id to attributes;
-// source_id and attributes are null when the document gives none.
-func rowOf(r requirement.Record) ([]any, error) {
-	record, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	citations, err := json.Marshal(r.Citations)
-	if err != nil {
-		return nil, err
-	}
-	var document, quote *string
-	var page *int
-	if len(r.Citations) > 0 {
-		c := r.Citations[0]
-		document, quote = &c.Document, &c.Quote
-		if c.Page > 0 {
-			page = &c.Page
+// arrayLiteral writes strings as a PostgreSQL text[] literal: every
+// element quoted, with its quotes and backslashes escaped, so that no
+// element reads as NULL or splits.
+func arrayLiteral(elems []string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, e := range elems {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-	}
-	frameworks := r.Frameworks
-	if frameworks == nil {
-		frameworks = []string{}
-	}
-	var note, by *string
-	var at *time.Time
-	if rv := r.Review; rv != nil {
-		if rv.Note != "" {
-			note = &rv.Note
+		b.WriteByte('"')
+		for _, r := range e {
+			if r == '"' || r == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
 		}
-		if rv.By != "" {
-			by = &rv.By
-		}
-		if t, err := time.Parse(time.RFC3339, rv.At); err == nil {
-			at = &t
-		}
+		b.WriteByte('"')
 	}
-	var sourceID, attributes *string
-	if r.SourceID != "" {
-		sourceID = &r.SourceID
-	}
-	if len(r.Attributes) > 0 {
-		a := output.AttributesJSON(r.Attributes)
-		attributes = &a
-	}
-	sum := sha256.Sum256(record)
-	return []any{r.ID, r.Title, r.Text, r.Type, r.Category, r.Priority, frameworks, r.Confidence, r.Rationale,
-		document, page, quote, string(citations), string(record), hex.EncodeToString(sum[:]),
-		r.ReviewStatus(), note, by, at, sourceID, attributes}, nil
+	b.WriteByte('}')
+	return b.String()
 }
 
 // Redact describes where a connection goes without its password:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,6 +130,7 @@ func TestPostgres(t *testing.T) {
 		"AllOrNothing": tPublishIsAllOrNothing, "AdoptsACompatibleTable": tAdoptsACompatibleTable,
 		"ReviewStatus": tReviewStatus, "SourceIDAndAttributes": tSourceIDAndAttributes,
 		"RoleWithoutCreateOnTheDatabase": tRoleWithoutCreateOnTheDatabase,
+		"FrameworksAsWritten":            tFrameworksAsWritten, "TableChangedAfterMigrating": tTableChangedAfterMigrating,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -552,5 +554,39 @@ func tRoleWithoutCreateOnTheDatabase(t *testing.T, db *pgtest.Server) {
 	if err == nil || !strings.Contains(err.Error(), `the role publisher lacks CREATE on the database `+db.Database) ||
 		!strings.Contains(err.Error(), `CREATE SCHEMA "missing"; GRANT USAGE, CREATE ON SCHEMA "missing" TO "publisher"`) {
 		t.Fatalf("publishing to a schema the role may not create: %v", err)
+	}
+}
+
+// Frameworks reach the text[] column as written, whatever characters they
+// hold: quotes, backslashes, commas, braces, a word that reads as NULL.
+func tFrameworksAsWritten(t *testing.T, db *pgtest.Server) {
+	url := db.URL(db.Password)
+	odd := []string{`ISO "27001"`, `C:\\path`, "a,b", "{x}", "NULL", "", " spaced ", "Ümlaut"}
+	rec := record("REQ-001", "Records shall be kept.")
+	rec.Frameworks = odd
+	none := record("REQ-002", "Logs shall be signed.")
+	none.Frameworks = nil
+	if _, err := Publish(context.Background(), Options{URL: url, JobID: "gobd", Records: []requirement.Record{rec, none}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	got := rows(t, url, "public")
+	if len(got) != 2 || !slices.Equal(got[0].Frameworks, odd) || got[1].Frameworks == nil || len(got[1].Frameworks) != 0 {
+		t.Fatalf("frameworks: %+v", got)
+	}
+}
+
+// A table that loses a column after it was migrated is refused on the
+// next publish, which finds the migrations up to date, as on the first.
+func tTableChangedAfterMigrating(t *testing.T, db *pgtest.Server) {
+	url := db.URL(db.Password)
+	ctx := context.Background()
+	recs := []requirement.Record{record("REQ-001", "Records shall be kept.")}
+	if _, err := Publish(ctx, Options{URL: url, JobID: "gobd", Records: recs, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, url, `ALTER TABLE requirement_cache DROP COLUMN quote`)
+	_, err := Publish(ctx, Options{URL: url, JobID: "gobd", Records: recs, Now: now})
+	if err == nil || !strings.Contains(err.Error(), `"public"."requirement_cache" exists with a schema publish cannot write (no column quote)`) {
+		t.Fatalf("a table without a column publish writes: %v", err)
 	}
 }

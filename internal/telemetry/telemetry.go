@@ -110,6 +110,9 @@ type Publication struct {
 	Unchanged    int    `json:"unchanged,omitempty"`
 	Removed      int    `json:"removed,omitempty"`
 	Partial      bool   `json:"partial,omitempty"`
+	// PublishID names the publish, so that it is recorded once however
+	// often a publish cut short is settled.
+	PublishID string `json:"publish_id,omitempty"`
 }
 
 // The written forms: each type has exactly its fields, with zero counts
@@ -211,6 +214,7 @@ type (
 		Unchanged    int    `json:"unchanged"`
 		Removed      int    `json:"removed"`
 		Partial      bool   `json:"partial"`
+		PublishID    string `json:"publish_id,omitempty"`
 	}
 )
 
@@ -363,7 +367,7 @@ func (r *Recorder) JobFinished(status string, exitCode int, reason string, t age
 func PublishedEvent(at time.Time, p Publication) []byte {
 	data, _ := json.Marshal(published{Type: TypePublished, Time: at.UTC().Format(time.RFC3339Nano), Database: p.Database,
 		Schema: p.Schema, Requirements: p.Requirements, Inserted: p.Inserted, Updated: p.Updated, Unchanged: p.Unchanged,
-		Removed: p.Removed, Partial: p.Partial})
+		Removed: p.Removed, Partial: p.Partial, PublishID: p.PublishID})
 	return append(data, '\n')
 }
 

@@ -3,6 +3,7 @@
 package tokens
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"runtime"
@@ -116,6 +117,42 @@ func (c *Counter) count(s string) int {
 		return c.countParts(splitAtLines(s, n))
 	}
 	return c.countSerial(s)
+}
+
+// contextPart is the size of the parts CountContext counts between two
+// looks at its context: a fraction of a second each.
+const contextPart = 256 << 10
+
+// CountContext is Count that stops, with ctx's error, when ctx ends: the
+// text of a large document (megabytes) takes many seconds to count, and
+// an interrupt must not wait for them. The parts are cut as count's are,
+// so the total is Count's.
+func (c *Counter) CountContext(ctx context.Context, s string) (int, error) {
+	return c.countContext(ctx, s, nil)
+}
+
+// countContext is CountContext; partsDone, when set, hears how many parts
+// have been counted after each group (for tests).
+func (c *Counter) countContext(ctx context.Context, s string, partsDone func(int)) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if len(s) < 2*contextPart {
+		return c.Count(s), nil
+	}
+	parts := splitAtLines(s, len(s)/contextPart+1)
+	workers := max(1, runtime.GOMAXPROCS(0))
+	total := 0
+	for i := 0; i < len(parts); i += workers {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		total += c.countParts(parts[i:min(i+workers, len(parts))])
+		if partsDone != nil {
+			partsDone(min(i+workers, len(parts)))
+		}
+	}
+	return total, nil
 }
 
 // countParts counts the parts of a text at once and adds their counts.

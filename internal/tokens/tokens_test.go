@@ -1,6 +1,10 @@
 package tokens
 
 import (
+	"context"
+	"errors"
+	"runtime"
+
 	"creator/internal/corpustest"
 	"fmt"
 	"math/rand/v2"
@@ -177,4 +181,31 @@ func BenchmarkCountDocument(b *testing.B) {
 			}
 		}
 	})
+}
+
+// CountContext counts as Count does, and stops when its context ends, with
+// the context's error, after the group of parts under way.
+func TestCountContext(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := 0; b.Len() < 3<<20; i++ {
+		fmt.Fprintf(&b, "Section %d\n\nRecords of kind %d must be kept for %d years; see §%d.\n  - item %d\n\n", i, i, i%12, i%97, i)
+	}
+	text := b.String()
+	c := Default()
+	n, err := c.CountContext(context.Background(), text)
+	if want := c.Count(text); err != nil || n != want {
+		t.Fatalf("CountContext %d, %v; Count %d", n, err, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	counted := 0
+	_, err = c.countContext(ctx, text, func(parts int) {
+		if counted = parts; parts >= 3 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || counted > 3+runtime.GOMAXPROCS(0) {
+		t.Fatalf("cancelled after 3 parts: %v, %d parts counted", err, counted)
+	}
 }
