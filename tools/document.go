@@ -62,12 +62,23 @@ type extractArgs struct {
 }
 
 // extractedName is where the text of a document goes: next to it, with
-// .txt; a .txt source gets .extracted.txt so that it is not overwritten.
-func extractedName(rel string) string {
+// .txt (input/doc.pdf → input/doc.txt). A .txt source gets .extracted.txt
+// so that it is not overwritten, and a document whose doc.txt another
+// input of the job would take — policy.md beside policy.txt or
+// policy.html — keeps its extension in the name (input/policy.md.txt), so
+// that no text overwrites a source or another document's text.
+func (d *docTools) extractedName(rel string) string {
 	ext := path.Ext(rel)
 	base := strings.TrimSuffix(rel, ext)
 	if strings.EqualFold(ext, ".txt") {
 		return base + ".extracted.txt"
+	}
+	name := path.Base(rel)
+	stem := strings.TrimSuffix(name, ext)
+	for _, in := range d.inputs {
+		if in.Name != name && strings.EqualFold(strings.TrimSuffix(in.Name, path.Ext(in.Name)), stem) {
+			return rel + ".txt"
+		}
 	}
 	return base + ".txt"
 }
@@ -91,7 +102,7 @@ func (d *docTools) extractTo(p string) (extracted, error) {
 		return extracted{}, err
 	}
 	text := doc.Text()
-	out := extractedName(rel)
+	out := d.extractedName(rel)
 	if err := d.own.WriteInternal(out, []byte(text)); err != nil {
 		return extracted{}, err
 	}
@@ -171,7 +182,7 @@ func (d *docTools) chunk(ctx context.Context, a chunkArgs) (llm.ToolResult, erro
 				return llm.ToolResult{}, err
 			}
 			docName, source, text = in.Name, x.out, x.text
-		case extractedName("input/" + in.Name):
+		case d.extractedName("input/" + in.Name):
 			docName = in.Name
 		}
 	}

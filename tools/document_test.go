@@ -218,3 +218,67 @@ func TestExtractDocumentStopsWhenCancelled(t *testing.T) {
 		t.Fatalf("extraction with its context ended: %v", err)
 	}
 }
+
+// Documents of one name in several formats (policy.md, policy.txt,
+// policy.html) each get their own text: none overwrites a source or
+// another's text, and each chunks as its own document.
+func TestExtractDocumentsOfOneName(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	sources := map[string]string{
+		"policy.md":   "# Backups\n\nBackups must be encrypted.\n",
+		"policy.txt":  "Screens\n\nStaff shall lock their screens.\n",
+		"policy.html": "<html><body><h1>Keys</h1><p>Keys must be rotated yearly.</p></body></html>",
+	}
+	var paths []string
+	for _, name := range []string{"policy.md", "policy.txt", "policy.html"} {
+		p := filepath.Join(base, name)
+		os.WriteFile(p, []byte(sources[name]), 0o644)
+		paths = append(paths, p)
+	}
+	job, err := workspace.Create(filepath.Join(base, "ws"), workspace.CreateOptions{ID: "d", Inputs: paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { job.Close() })
+	docs, err := DocumentFilesOf(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := NewRegistry(append(WorkspaceTools(job.Files), DocumentTools(docs, tokens.Default())...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"policy.md": "input/policy.md.txt", "policy.txt": "input/policy.extracted.txt", "policy.html": "input/policy.html.txt"}
+	for name, out := range want {
+		res, err := call(t, reg, "extract_document_text", fmt.Sprintf(`{"path":"input/%s"}`, name))
+		if err != nil || !strings.Contains(res, "to "+out) {
+			t.Errorf("%s: %s, %v; want its text in %s", name, res, err, out)
+		}
+	}
+	for name, text := range sources {
+		if got, _ := os.ReadFile(filepath.Join(job.Dir, "input", name)); string(got) != text {
+			t.Errorf("input/%s was overwritten: %q", name, got)
+		}
+	}
+	for name, words := range map[string]string{"policy.md": "encrypted", "policy.txt": "screens", "policy.html": "rotated"} {
+		got, _ := os.ReadFile(filepath.Join(job.Dir, filepath.FromSlash(want[name])))
+		if !strings.Contains(string(got), words) {
+			t.Errorf("%s: %q lacks %q", want[name], got, words)
+		}
+	}
+	for _, name := range []string{"policy.md", "policy.txt", "policy.html"} {
+		if _, err := call(t, reg, "chunk_document", fmt.Sprintf(`{"path":"input/%s"}`, name)); err != nil {
+			t.Errorf("chunk_document(%s): %v", name, err)
+		}
+	}
+	chunked := map[string]string{}
+	for _, c := range manifest(t, job).Chunks {
+		chunked[c.Document] = c.Source
+	}
+	for name, out := range want {
+		if chunked[name] != out {
+			t.Errorf("%s chunked from %q, want %q", name, chunked[name], out)
+		}
+	}
+}
