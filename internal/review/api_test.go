@@ -404,6 +404,8 @@ func TestComments(t *testing.T) {
 		`{"text": "` + strings.Repeat("x", 8<<10+1) + `"}`: "8193 bytes long; keep it to 8192",
 		`{"text": "bell\u0007"}`:                           "control character",
 		`{"text": "carriage\rreturn"}`:                     "control character",
+		`{"text": "right\u202Eleft"}`:                      "bidirectional formatting character U+202E at character 6",
+		`{"reviewer": "eve\u202E", "text": "x"}`:           "bidirectional",
 		`{"text": "x", "note": "y"}`:                       `unknown field "note"`,
 		`{"text": 3}`:                                      "wrong type",
 	} {

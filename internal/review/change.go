@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
+	"creator/internal/markdown"
 	"creator/internal/reqstore"
 	"creator/internal/requirement"
 	"creator/internal/reviewlog"
@@ -509,8 +509,8 @@ func (s *Service) reviewer(name string) (string, error) {
 	if utf8.RuneCountInString(name) > maxReviewer {
 		return "", inputErrorf("the reviewer's name is %d characters long; keep it to %d", utf8.RuneCountInString(name), maxReviewer)
 	}
-	if strings.ContainsFunc(name, unicode.IsControl) {
-		return "", inputErrorf("the reviewer's name %q holds a control character", name)
+	if strings.ContainsFunc(name, markdown.Hidden) {
+		return "", inputErrorf("the reviewer's name %q holds a control or bidirectional formatting character", name)
 	}
 	if len(s.cfg.Reviewers) > 0 && !slices.Contains(s.cfg.Reviewers, name) {
 		if !given {

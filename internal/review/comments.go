@@ -2,7 +2,6 @@ package review
 
 import (
 	"strings"
-	"unicode"
 
 	"creator/internal/reviewlog"
 )
@@ -30,8 +29,9 @@ func (s *Service) Comments(id string) ([]reviewlog.Comment, error) {
 }
 
 // Comment adds a reviewer's comment on requirement id to the review's
-// comments (review/comments.jsonl, append-only). The text keeps its lines
-// and tabs; other control characters are refused.
+// comments (review/comments.jsonl, append-only). The text is read as a
+// decision's note is (typedText): it keeps its lines and tabs; other
+// control characters and bidirectional formatting characters are refused.
 func (s *Service) Comment(id, reviewer, text string) (reviewlog.Comment, error) {
 	text = strings.TrimSpace(text)
 	switch {
@@ -39,8 +39,10 @@ func (s *Service) Comment(id, reviewer, text string) (reviewlog.Comment, error) 
 		return reviewlog.Comment{}, inputErrorf("\"text\" is empty: a comment needs its text")
 	case len(text) > maxComment:
 		return reviewlog.Comment{}, inputErrorf("the comment is %d bytes long; keep it to %d", len(text), maxComment)
-	case strings.ContainsFunc(text, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }):
-		return reviewlog.Comment{}, inputErrorf("the comment holds a control character other than a line break or a tab")
+	}
+	text, err := typedText(`"text"`, text)
+	if err != nil {
+		return reviewlog.Comment{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
