@@ -37,6 +37,13 @@ func docEnv(t *testing.T) (*workspace.Job, *Registry) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return job, docRegistry(t, job)
+}
+
+// docRegistry is the workspace and document tools of job, closed with the
+// test.
+func docRegistry(t *testing.T, job *workspace.Job) *Registry {
+	t.Helper()
 	t.Cleanup(func() { job.Close() })
 	docs, err := DocumentFilesOf(job)
 	if err != nil {
@@ -46,7 +53,7 @@ func docEnv(t *testing.T) (*workspace.Job, *Registry) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return job, reg
+	return reg
 }
 
 func call(t *testing.T, reg *Registry, name, args string) (string, error) {
@@ -240,15 +247,7 @@ func TestExtractDocumentsOfOneName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { job.Close() })
-	docs, err := DocumentFilesOf(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := NewRegistry(append(WorkspaceTools(job.Files), DocumentTools(docs, tokens.Default())...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := docRegistry(t, job)
 	want := map[string]string{"policy.md": "input/policy.md.txt", "policy.txt": "input/policy.extracted.txt", "policy.html": "input/policy.html.txt"}
 	for name, out := range want {
 		res, err := call(t, reg, "extract_document_text", fmt.Sprintf(`{"path":"input/%s"}`, name))
