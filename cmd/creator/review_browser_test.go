@@ -19,6 +19,29 @@ import (
 // The parts of TestReviewInBrowser after its first round, each on the page
 // as the one before left it (one server, one browser).
 
+// settled waits until the document a navigation opened answers scripts:
+// right after a navigation an evaluation may still go to the document
+// before it, which Chromium answers "Cannot find context with specified
+// id" — the more often the busier the machine.
+func settled() chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		for {
+			state, err := chromedp.Evaluate[string](`document.readyState`)(ctx, t)
+			switch {
+			case err == nil && state == "complete":
+				return chromedp.Void{}, nil
+			case err != nil && !strings.Contains(err.Error(), "Cannot find context"):
+				return chromedp.Void{}, err
+			}
+			select {
+			case <-ctx.Done():
+				return chromedp.Void{}, ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+}
+
 func shownReq(id string) chromedp.Action[chromedp.Void] {
 	return chromedp.Poll[chromedp.Void](`document.querySelector('#detail .rid')?.textContent === '` + id + `' && document.querySelector('#detail mark') !== null`)
 }
@@ -223,6 +246,7 @@ func browseConflict(t *testing.T, ctx context.Context, srv *reviewServer) {
 	var conflict, decision, afterUndo, history, historyTime, comments string
 	err := chromedp.Do(other,
 		chromedp.Navigate(srv.url+"#REQ-005"),
+		settled(),
 		chromedp.WaitVisible(chromedp.CSS(`#who-name`)),
 		chromedp.SetValue(chromedp.CSS(`#who-name`), "bob"),
 		chromedp.Click(chromedp.CSS(`#who-save`)),
@@ -325,6 +349,7 @@ func browseWithToken(t *testing.T, ctx context.Context, srv *reviewServer, root 
 		defer cancelFourth()
 		return chromedp.Do(fourth,
 			chromedp.Navigate(named.url+"#REQ-005"),
+			settled(),
 			chromedp.WaitVisible(chromedp.CSS(`#who-pick`)),
 			into(&choices, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#who-pick option')].map((o) => o.value)`)),
 			chromedp.SetValue(chromedp.CSS(`#who-pick`), "carol"),
@@ -362,10 +387,12 @@ func browseWithToken(t *testing.T, ctx context.Context, srv *reviewServer, root 
 	err = chromedp.Do(third,
 		// Without the token the API refuses, and the page says why.
 		chromedp.Navigate(base),
+		settled(),
 		chromedp.WaitVisible(chromedp.CSS(`#banner`)),
 		into(&refused, chromedp.Text(chromedp.CSS(`#banner`))),
 		chromedp.Navigate("about:blank"),
 		chromedp.Navigate(address),
+		settled(),
 		shownReq("REQ-001"),
 		into(&href, chromedp.Evaluate[string](`location.href`)),
 		into(&asked, chromedp.Evaluate[bool](`document.querySelector('#who').open`)),
@@ -374,6 +401,7 @@ func browseWithToken(t *testing.T, ctx context.Context, srv *reviewServer, root 
 		// Opened again without the token in the address, the page still has it.
 		chromedp.Navigate("about:blank"),
 		chromedp.Navigate(base+"#REQ-007"),
+		settled(),
 		shownReq("REQ-007"),
 		chromedp.Click(chromedp.CSS(`#reject`)),
 		chromedp.WaitVisible(chromedp.CSS(`#reject-reason`)),

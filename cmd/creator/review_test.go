@@ -212,6 +212,7 @@ func TestReviewInBrowser(t *testing.T) {
 	var shot []byte
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(srv.url),
+		settled(),
 		// The name is asked once, before the first decision.
 		chromedp.WaitVisible(css(`#who-name`)),
 		chromedp.SetValue(css(`#who-name`), "tester"),
