@@ -148,22 +148,31 @@ func (l *Locker) Unlock() error {
 // Holder tells whether some process holds the job's lock, and its pid when
 // known. It does not disturb the holder.
 func (l *Locker) Holder() (pid int, held bool) {
+	pid, _, held = l.HeldBy()
+	return pid, held
+}
+
+// HeldBy is Holder that also tells the address of the holder's review
+// server, when the holder is a review (RecordReview).
+func (l *Locker) HeldBy() (pid int, review string, held bool) {
 	l.mu.Lock()
-	mine := l.fd != nil
+	mine, record := l.fd != nil, l.record
 	l.mu.Unlock()
 	if mine {
-		return os.Getpid(), true
+		h := parseHolding(record)
+		return os.Getpid(), h.review, true
 	}
 	f, err := os.Open(filepath.Join(l.dir, ".agent", "lock"))
 	if err != nil {
-		return 0, false
+		return 0, "", false
 	}
 	defer f.Close()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
-		return readHolding(f).pid, true
+		h := readHolding(f)
+		return h.pid, h.review, true
 	}
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return 0, false
+	return 0, "", false
 }
 
 // holding is what the lock file records of its holder.
@@ -174,10 +183,14 @@ type holding struct {
 }
 
 func readHolding(f *os.File) holding {
-	var h holding
 	buf := make([]byte, 1024)
 	n, _ := f.ReadAt(buf, 0)
-	for _, line := range strings.Split(string(buf[:n]), "\n") {
+	return parseHolding(string(buf[:n]))
+}
+
+func parseHolding(record string) holding {
+	var h holding
+	for _, line := range strings.Split(record, "\n") {
 		key, value, _ := strings.Cut(line, " ")
 		switch value = strings.TrimSpace(value); key {
 		case "pid":

@@ -109,6 +109,13 @@ func TestReviewCommand(t *testing.T) {
 	if code, _, stderr := cli(t, "review", "--workspace", root, "--job", "rv", "--addr", "127.0.0.1:0"); code != exitFailure || stderr != refused {
 		t.Errorf("a second review: exit %d %q; want %d %q", code, stderr, exitFailure, refused)
 	}
+	// status says where the review runs, in words and in JSON.
+	if _, out, _ := cli(t, "status", "--workspace", root, "--job", "rv"); !strings.Contains(out, fmt.Sprintf("running (pid %d): open in creator review at %s", os.Getpid(), srv.url)) {
+		t.Errorf("status during the review:\n%s", out)
+	}
+	if _, out, _ := cli(t, "status", "--workspace", root, "--job", "rv", "--json"); !strings.Contains(out, fmt.Sprintf(`"review_address": %q`, srv.url)) {
+		t.Errorf("status --json during the review:\n%s", out)
+	}
 	if code := srv.stop(t); code != 0 {
 		t.Fatalf("review exit %d\n%s", code, srv.stderr.String())
 	}

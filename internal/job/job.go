@@ -78,6 +78,10 @@ func (j *Job) RecordReview(address string) error { return j.ws.RecordReview(addr
 // Holder reports the pid of the process that holds the job's lock.
 func (j *Job) Holder() (pid int, held bool) { return j.ws.Holder() }
 
+// HeldBy is Holder with the address of the holder's review server, when
+// the holder is a review.
+func (j *Job) HeldBy() (pid int, review string, held bool) { return j.ws.HeldBy() }
+
 // Close releases the lock, if held, and the job folder.
 func (j *Job) Close() error { return j.ws.Close() }
 

@@ -48,6 +48,10 @@ func (v *View) Close() error { return v.j.Close() }
 // Holder reports the pid of the process that holds the job's lock.
 func (v *View) Holder() (pid int, held bool) { return v.j.Holder() }
 
+// HeldBy is Holder with the address of the holder's review server, when
+// the holder is a review.
+func (v *View) HeldBy() (pid int, review string, held bool) { return v.j.HeldBy() }
+
 // Info reads job.json.
 func (v *View) Info() (workspace.Info, error) { return v.j.Info() }
 

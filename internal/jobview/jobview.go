@@ -21,16 +21,19 @@ import (
 // documented output of `status --json` and `list --json`; fields are only
 // ever added, never renamed.
 type View struct {
-	ID         string  `json:"id"`
-	Dir        string  `json:"dir"`
-	State      string  `json:"state"`
-	PID        int     `json:"pid,omitempty"`
-	StopReason string  `json:"stop_reason,omitempty"`
-	Inputs     []Input `json:"inputs"`
-	Model      string  `json:"model,omitempty"`
-	Plan       Plan    `json:"plan"`
-	Steps      int     `json:"steps"`
-	Tokens     Tokens  `json:"tokens"`
+	ID    string `json:"id"`
+	Dir   string `json:"dir"`
+	State string `json:"state"`
+	PID   int    `json:"pid,omitempty"`
+	// ReviewAddress is where the review server that holds the job serves
+	// its page, while `creator review` runs on it.
+	ReviewAddress string  `json:"review_address,omitempty"`
+	StopReason    string  `json:"stop_reason,omitempty"`
+	Inputs        []Input `json:"inputs"`
+	Model         string  `json:"model,omitempty"`
+	Plan          Plan    `json:"plan"`
+	Steps         int     `json:"steps"`
+	Tokens        Tokens  `json:"tokens"`
 	// CostUSD is what the job cost so far; absent when the price of its
 	// model is unknown.
 	CostUSD      *float64 `json:"cost_usd,omitempty"`
@@ -148,8 +151,8 @@ func Of(j *job.View, withTasks bool) View {
 	for _, in := range info.Inputs {
 		v.Inputs = append(v.Inputs, Input{Name: in.Name, Bytes: in.Bytes})
 	}
-	if pid, held := j.Holder(); held {
-		v.State, v.PID = StateRunning, pid
+	if pid, review, held := j.HeldBy(); held {
+		v.State, v.PID, v.ReviewAddress = StateRunning, pid, review
 	} else if info.Status == workspace.StatusRunning {
 		v.State = StateInterrupted
 	}

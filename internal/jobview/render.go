@@ -18,6 +18,8 @@ func WriteStatus(w io.Writer, v View, now time.Time) error {
 	row("Folder", "%s", v.Dir)
 	state := v.State
 	switch {
+	case v.ReviewAddress != "":
+		state += fmt.Sprintf(" (pid %d): open in creator review at %s", v.PID, v.ReviewAddress)
 	case v.PID > 0:
 		state += fmt.Sprintf(" (pid %d)", v.PID)
 	case v.StopReason != "":
