@@ -1,10 +1,21 @@
 package queue
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+
+	"creator/internal/batch"
+	"creator/internal/jobrun"
+	"creator/workspace"
 )
 
 // A failed job waits the first backoff, then twice as long per attempt,
@@ -41,5 +52,38 @@ func TestEntryOf(t *testing.T) {
 	want := Entry{ID: 7, Job: "x-ab", Document: "x.pdf", State: "cancelled", Attempts: 1, MaxAttempts: 25, Slices: 3, Worker: "b", LastError: "refused: encrypted"}
 	if e != want {
 		t.Errorf("entry %+v, want %+v", e, want)
+	}
+}
+
+// reviewedRunner is a runner whose job is open in creator review.
+type reviewedRunner struct{ batch.Runner }
+
+func (reviewedRunner) Resume(context.Context, string, jobrun.Reporter) (jobrun.Outcome, error) {
+	return jobrun.Outcome{}, &workspace.LockedError{ID: "doc", PID: 42, Review: "http://127.0.0.1:8080/"}
+}
+
+// A job a person reviews is snoozed until the review ends, not failed: its
+// attempts are not spent while it waits.
+func TestWorkWaitsForAReview(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	doc := filepath.Join(t.TempDir(), "doc.txt")
+	os.WriteFile(doc, []byte("Backups must be encrypted.\n"), 0o644)
+	j, err := workspace.Create(root, workspace.CreateOptions{ID: "doc", Inputs: []string{doc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	var logged []string
+	w := &worker{c: WorkerConfig{Root: root, Slice: time.Minute, Backoff: 15 * time.Second,
+		Runner: func([]string) (batch.Runner, error) { return reviewedRunner{}, nil },
+		Log:    func(format string, a ...any) { logged = append(logged, fmt.Sprintf(format, a...)) }}}
+	err = w.Work(context.Background(), &river.Job[Args]{JobRow: &rivertype.JobRow{Attempt: 1}, Args: Args{Job: "doc"}})
+	var snooze *rivertype.JobSnoozeError
+	if !errors.As(err, &snooze) || snooze.Duration != 15*time.Second {
+		t.Fatalf("Work = %v, want a snooze of 15s", err)
+	}
+	if !strings.Contains(strings.Join(logged, "\n"), "open in creator review (pid 42, http://127.0.0.1:8080/)") {
+		t.Errorf("log: %q", logged)
 	}
 }

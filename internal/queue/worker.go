@@ -157,6 +157,7 @@ func (w *worker) Work(ctx context.Context, rj *river.Job[Args]) error {
 	timer := time.AfterFunc(w.c.Slice, func() { sliceEnded.Store(true); cancel() })
 	defer timer.Stop()
 	out, err := w.run(slice, runner, a)
+	var locked *workspace.LockedError
 	switch {
 	case errors.Is(err, errRefused):
 		w.c.Log("job %s: %v", a.Job, err)
@@ -164,6 +165,11 @@ func (w *worker) Work(ctx context.Context, rj *river.Job[Args]) error {
 	case err != nil && errors.Is(err, context.Canceled) && slice.Err() != nil,
 		err == nil && out.Status == workspace.StatusInterrupted:
 		return w.snooze(ctx, a, sliceEnded.Load())
+	case errors.As(err, &locked) && locked.Review != "":
+		// A person reviews the job: wait for the review to end without
+		// spending the job's attempts (a snooze gives its attempt back).
+		w.c.Log("job %s: %v; it waits %s", a.Job, err, w.c.Backoff)
+		return river.JobSnooze(w.c.Backoff)
 	case err != nil:
 		w.c.Log("job %s: failed, to be retried: %v", a.Job, err)
 		return err
