@@ -456,13 +456,24 @@ func TestBulk(t *testing.T) {
 	if status != 200 || obj(obj(results[0])["requirement"])["review_status"] != "pending" || !strings.Contains(fmt.Sprint(obj(results[1])["error"]), "pending already") {
 		t.Errorf("pending in bulk: %d %v", status, v)
 	}
+	// With the versions the reviewer saw: one changed since is left as it
+	// stands, with the conflict and the requirement now; the others are
+	// taken.
+	status, _, v = call(t, srv, "POST", "/api/review/bulk", `{"ids": ["REQ-003", "REQ-004"], "decision": "rejected", "note": "dup", "versions": {"REQ-003": 0, "REQ-004": 0}}`)
+	results = obj(v)["results"].([]any)
+	if status != 200 || len(results) != 2 || !strings.Contains(fmt.Sprint(obj(results[0])["error"]), "version") ||
+		obj(obj(results[0])["requirement"])["review_status"] != "accepted" || obj(obj(results[0])["requirement"])["version"] != 1.0 ||
+		obj(obj(results[1])["requirement"])["review_status"] != "rejected" {
+		t.Errorf("bulk with versions: %d %v", status, v)
+	}
 	for body, want := range map[string]string{
-		`{"ids": ["REQ-001"], "decision": "edited"}`:           "edit requirements one at a time",
-		`{"ids": [], "decision": "accepted"}`:                  `"ids" is empty`,
-		`{"ids": ["REQ-001"]}`:                                 `"decision" is missing`,
-		`{"ids": ["REQ-001"], "decision": "rejected"}`:         "needs its reason",
-		`{"ids": ["REQ-001"], "decision": "accepted", "x": 1}`: `unknown field "x"`,
-		`{"ids": "REQ-001", "decision": "accepted"}`:           "wrong type",
+		`{"ids": ["REQ-001"], "decision": "accepted", "versions": {"REQ-001": -1}}`: "a version is 0 or more",
+		`{"ids": ["REQ-001"], "decision": "edited"}`:                                "edit requirements one at a time",
+		`{"ids": [], "decision": "accepted"}`:                                       `"ids" is empty`,
+		`{"ids": ["REQ-001"]}`:                                                      `"decision" is missing`,
+		`{"ids": ["REQ-001"], "decision": "rejected"}`:                              "needs its reason",
+		`{"ids": ["REQ-001"], "decision": "accepted", "x": 1}`:                      `unknown field "x"`,
+		`{"ids": "REQ-001", "decision": "accepted"}`:                                "wrong type",
 	} {
 		if status, _, v := call(t, srv, "POST", "/api/review/bulk", body); status != 400 || !strings.Contains(obj(v)["error"].(string), want) {
 			t.Errorf("%s: %d %v, want %q", body, status, v, want)

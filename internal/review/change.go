@@ -202,7 +202,8 @@ func (s *Service) Undo(id, reviewer string, version *int) (Item, Progress, error
 }
 
 // BulkResult is the outcome of a bulk decision on one requirement: the
-// requirement as it now stands, or why the decision was refused.
+// requirement as it now stands, or why the decision was refused — both
+// for a requirement changed since the version the decision was taken on.
 type BulkResult struct {
 	ID          string `json:"id"`
 	Requirement *Item  `json:"requirement,omitempty"`
@@ -214,8 +215,10 @@ const maxBulk = 10000
 
 // Bulk takes decision d (accepted, rejected or pending) on each of ids,
 // one after the other, each logged on its own; a refusal of one leaves
-// the others taken.
-func (s *Service) Bulk(ids []string, d Decision) ([]BulkResult, Progress, error) {
+// the others taken. versions, when it names a requirement, is the version
+// the decision was taken on: a requirement changed since is left as it
+// stands, its result holding the conflict and the requirement now.
+func (s *Service) Bulk(ids []string, d Decision, versions map[string]int) ([]BulkResult, Progress, error) {
 	if d.Decision == requirement.Edited {
 		return nil, Progress{}, inputErrorf("a bulk decision is accepted, rejected or pending; edit requirements one at a time")
 	}
@@ -239,13 +242,25 @@ func (s *Service) Bulk(ids []string, d Decision) ([]BulkResult, Progress, error)
 	if _, err := s.reviewer(d.Reviewer); err != nil {
 		return nil, Progress{}, err
 	}
+	for id, v := range versions {
+		if v < 0 {
+			return nil, Progress{}, inputErrorf("\"versions\" gives %s version %d: a version is 0 or more", id, v)
+		}
+	}
 	results := make([]BulkResult, 0, len(ids))
 	for _, id := range ids {
-		item, err := s.decide(id, d, reviewlog.Bulk)
+		one := d
+		if v, ok := versions[id]; ok {
+			one.Version = &v
+		}
+		item, err := s.decide(id, one, reviewlog.Bulk)
 		var input *InputError
+		var conflict *ConflictError
 		switch {
 		case err == nil:
 			results = append(results, BulkResult{ID: id, Requirement: &item})
+		case errors.As(err, &conflict):
+			results = append(results, BulkResult{ID: id, Error: err.Error(), Requirement: &conflict.Requirement})
 		case errors.As(err, &input) || errors.Is(err, reqstore.ErrNotFound):
 			results = append(results, BulkResult{ID: id, Error: err.Error()})
 		default:

@@ -161,12 +161,13 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 	})
 	mux.HandleFunc("POST /api/review/bulk", func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
-			IDs      []string `json:"ids"`
-			Decision *string  `json:"decision"`
-			Note     string   `json:"note"`
-			Reviewer string   `json:"reviewer"`
+			IDs      []string       `json:"ids"`
+			Decision *string        `json:"decision"`
+			Note     string         `json:"note"`
+			Reviewer string         `json:"reviewer"`
+			Versions map[string]int `json:"versions"`
 		}
-		if !jsonBody(w, r) || !readBody(w, r, &body, `a bulk decision has "ids", "decision", "note" and "reviewer"`, false) {
+		if !jsonBody(w, r) || !readBody(w, r, &body, `a bulk decision has "ids", "decision", "note", "reviewer" and "versions"`, false) {
 			return
 		}
 		if body.Decision == nil {
@@ -179,7 +180,7 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 			return
 		}
 		d := Decision{Decision: decisionName(*body.Decision), Note: strings.TrimSpace(body.Note), Reviewer: who}
-		results, progress, err := s.Bulk(body.IDs, d)
+		results, progress, err := s.Bulk(body.IDs, d, body.Versions)
 		if err == nil && opts.Log != nil {
 			fmt.Fprintf(opts.Log, "%d requirements %s in bulk (%d of %d reviewed)\n", len(body.IDs), d.Decision, progress.Reviewed, progress.Total)
 		}

@@ -714,7 +714,8 @@ function openBulk(decision) {
   const decided = state.shown.filter((r) => r.review_status !== "pending" && r.review_status !== decision).length;
   $("bulk-title").textContent = `${decision === "accepted" ? "Accept" : "Reject"} ${n} requirement${n === 1 ? "" : "s"}?`;
   $("bulk-text").textContent = `Every requirement the filters show (${n} of ${state.listing.requirements.length}) gets this decision.` +
-    (decided ? ` ${decided} of them have another decision now, which this replaces.` : "");
+    (decided ? ` ${decided} of them have another decision now, which this replaces.` : "") +
+    " A requirement someone else changed since this page showed it keeps that change.";
   $("bulk-note").value = "";
   $("bulk-note").required = decision === "rejected";
   $("bulk-note").placeholder = decision === "rejected" ? "the reason, for each of them (required)" : "note (optional)";
@@ -725,21 +726,24 @@ $("bulk-form").addEventListener("submit", (e) => {
   const note = $("bulk-note").value.trim();
   if (bulkDecision === "rejected" && !note) { e.preventDefault(); $("bulk-note").focus(); return; }
   const ids = state.shown.map((r) => r.id);
-  named(() => bulk(ids, bulkDecision, note));
+  // The versions the reviewer saw: a requirement changed since by someone
+  // else keeps that change, and the banner says so.
+  const versions = Object.fromEntries(state.shown.map((r) => [r.id, r.version || 0]));
+  named(() => bulk(ids, bulkDecision, note, versions));
 });
 $("bulk-cancel").addEventListener("click", () => $("bulk").close());
 $("bulk-accept").addEventListener("click", () => openBulk("accepted"));
 $("bulk-reject").addEventListener("click", () => openBulk("rejected"));
 
-async function bulk(ids, decision, note) {
+async function bulk(ids, decision, note, versions) {
   try {
-    const body = { ids, decision, reviewer: state.reviewer };
+    const body = { ids, decision, reviewer: state.reviewer, versions };
     if (note) body.note = note;
     const res = await api("POST", "/api/review/bulk", body);
     const failed = [];
     for (const r of res.results) {
       if (r.error) failed.push(`${r.id}: ${r.error}`);
-      else if (r.requirement) {
+      if (r.requirement) {
         const i = state.listing.requirements.findIndex((x) => x.id === r.id);
         if (i >= 0) state.listing.requirements[i] = r.requirement;
       }
