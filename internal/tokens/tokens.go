@@ -128,19 +128,20 @@ const contextPart = 256 << 10
 // an interrupt must not wait for them. The parts are cut as count's are,
 // so the total is Count's.
 func (c *Counter) CountContext(ctx context.Context, s string) (int, error) {
-	return c.countContext(ctx, s, nil)
+	return c.countContext(ctx, s, contextPart, nil)
 }
 
-// countContext is CountContext; partsDone, when set, hears how many parts
-// have been counted after each group (for tests).
-func (c *Counter) countContext(ctx context.Context, s string, partsDone func(int)) (int, error) {
+// countContext is CountContext in parts of about part bytes; partsDone,
+// when set, hears how many parts have been counted after each group (for
+// tests, which use smaller parts).
+func (c *Counter) countContext(ctx context.Context, s string, part int, partsDone func(int)) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if len(s) < 2*contextPart {
+	if len(s) < 2*part {
 		return c.Count(s), nil
 	}
-	parts := splitAtLines(s, len(s)/contextPart+1)
+	parts := splitAtLines(s, len(s)/part+1)
 	workers := max(1, runtime.GOMAXPROCS(0))
 	total := 0
 	for i := 0; i < len(parts); i += workers {
