@@ -128,6 +128,12 @@ func runExport(o *exportOptions) error {
 	if err != nil {
 		return err
 	}
+	return o.write(out, fmt.Sprintf("%d requirements", len(src.Records)), format)
+}
+
+// write puts out on stdout, or in --output and says so on stderr: "wrote
+// <what> as <format> to <file>".
+func (o *exportOptions) write(out []byte, what, format string) error {
 	if o.output == "" || o.output == "-" {
 		_, err := o.streams.Out.Write(out)
 		return err
@@ -135,7 +141,7 @@ func runExport(o *exportOptions) error {
 	if err := atomicfile.Write(o.output, out, 0o644); err != nil {
 		return fmt.Errorf("cannot write %s: %w", o.output, err)
 	}
-	fmt.Fprintf(o.streams.ErrOut, "creator: wrote %d requirements as %s to %s\n", len(src.Records), format, o.output)
+	fmt.Fprintf(o.streams.ErrOut, "creator: wrote %s as %s to %s\n", what, format, o.output)
 	return nil
 }
 
@@ -146,13 +152,5 @@ func exportAudit(o *exportOptions, job *jobpkg.View, format string) error {
 	if err != nil {
 		return err
 	}
-	if o.output == "" || o.output == "-" {
-		_, err := o.streams.Out.Write(out)
-		return err
-	}
-	if err := atomicfile.Write(o.output, out, 0o644); err != nil {
-		return fmt.Errorf("cannot write %s: %w", o.output, err)
-	}
-	fmt.Fprintf(o.streams.ErrOut, "creator: wrote %s of the review as %s to %s\n", humanize.Plural(changes, "change"), format, o.output)
-	return nil
+	return o.write(out, humanize.Plural(changes, "change")+" of the review", format)
 }
