@@ -112,13 +112,20 @@ func (e *ConflictError) Error() string { return e.msg }
 func (s *Service) History(id string) ([]reviewlog.Entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.load(); err != nil {
-		return nil, err
-	}
-	if _, err := s.record(id); err != nil {
+	if err := s.loadFor(id); err != nil {
 		return nil, err
 	}
 	return s.history.of(id), nil
+}
+
+// loadFor reads the logs (load) and checks that id is among the
+// requirements under review; s.mu is held.
+func (s *Service) loadFor(id string) error {
+	if err := s.load(); err != nil {
+		return err
+	}
+	_, err := s.record(id)
+	return err
 }
 
 // Decide takes a decision on requirement id: its record gets the review

@@ -13,10 +13,7 @@ const maxComment = 8 << 10
 func (s *Service) Comments(id string) ([]reviewlog.Comment, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.load(); err != nil {
-		return nil, err
-	}
-	if _, err := s.record(id); err != nil {
+	if err := s.loadFor(id); err != nil {
 		return nil, err
 	}
 	out := []reviewlog.Comment{}
