@@ -81,7 +81,7 @@ file is written atomically.`,
 	cmd.Flags().StringVar(&o.format, "format", "json", "json, csv, xlsx, md, reqif, cypher; audit-json or audit-csv for the review log")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
 	cmd.Flags().BoolVar(&o.reviewedOnly, "reviewed-only", false, "export only the requirements a reviewer accepted (with or without edits)")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(append(slices.Clone(export.Formats), export.AuditFormats...), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(export.AllFormats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -98,8 +98,8 @@ func runExport(o *exportOptions) error {
 		return usageErrorf("-o %s is named as %s, not %s: name the file for its format, or drop --format", o.output, byName, format)
 	}
 	audit := slices.Contains(export.AuditFormats, format)
-	if !slices.Contains(export.Formats, format) && !audit {
-		return usageErrorf("unknown format %q: use %s", format, strings.Join(append(slices.Clone(export.Formats), export.AuditFormats...), ", "))
+	if !slices.Contains(export.AllFormats, format) {
+		return usageErrorf("unknown format %q: use %s", format, strings.Join(export.AllFormats, ", "))
 	}
 	if audit && o.reviewedOnly {
 		return usageErrorf("--reviewed-only is for the requirements; --format %s writes the review log, every change of every requirement", format)

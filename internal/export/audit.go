@@ -16,6 +16,10 @@ import (
 // --format audit-json and audit-csv.
 var AuditFormats = []string{"audit-json", "audit-csv"}
 
+// AllFormats are the formats of an export: the requirements' (Formats),
+// then the review log's (AuditFormats).
+var AllFormats = slices.Concat(Formats, AuditFormats)
+
 // AuditJSON is the review log as one JSON array of its entries, oldest
 // first.
 func AuditJSON(entries []reviewlog.Entry) ([]byte, error) {

@@ -40,8 +40,8 @@ func serveExport(w http.ResponseWriter, r *http.Request, s *Service, j *job.View
 		format = "json"
 	}
 	audit := slices.Contains(export.AuditFormats, format)
-	if !slices.Contains(export.Formats, format) && !audit {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("unknown format %q: use %s", format, strings.Join(append(slices.Clone(export.Formats), export.AuditFormats...), ", ")))
+	if !slices.Contains(export.AllFormats, format) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("unknown format %q: use %s", format, strings.Join(export.AllFormats, ", ")))
 		return
 	}
 	reviewedOnly := false
