@@ -636,3 +636,17 @@ func TestReviewTokens(t *testing.T) {
 		t.Errorf("alice: %d %v", status, v)
 	}
 }
+
+// --reviewers refuses at once a name the review would refuse on every
+// change: a control or a bidirectional formatting character.
+func TestReviewerNames(t *testing.T) {
+	t.Parallel()
+	if names, err := reviewerNames([]string{" alice", "bob", "alice"}); err != nil || strings.Join(names, ",") != "alice,bob" {
+		t.Errorf("names %q, %v", names, err)
+	}
+	for _, bad := range []string{"", "al\x00ice", "bob\x7f", "eve\u202Egnp.exe", "mal\u2066lory"} {
+		if _, err := reviewerNames([]string{"alice", bad}); err == nil {
+			t.Errorf("%q taken", bad)
+		}
+	}
+}
