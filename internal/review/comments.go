@@ -53,9 +53,9 @@ func (s *Service) Comment(id, reviewer, text string) (reviewlog.Comment, error) 
 	if _, err := s.record(id); err != nil {
 		return reviewlog.Comment{}, err
 	}
-	c := reviewlog.Comment{ID: len(s.comments) + 1, Requirement: id, Time: s.now(), Reviewer: who, Text: text}
+	c := reviewlog.Comment{ID: 1, Requirement: id, Time: s.now(), Reviewer: who, Text: text}
 	if n := len(s.comments); n > 0 {
-		c.ID = s.comments[n-1].ID + 1
+		c.ID = s.comments[n-1].ID + 1 // as history.nextSeq: one past the last
 	}
 	line, err := reviewlog.Line(c)
 	if err != nil {
