@@ -56,7 +56,10 @@ func findFurniture(pages [][][]line) [][][]bool {
 		seen := map[furnitureKey]bool{}
 		for r, lines := range runs {
 			for i, l := range lines {
-				if k := keyOf(l); edges[p][r][i] != 0 && !seen[k] {
+				if edges[p][r][i] == 0 {
+					continue // only edge lines are keyed: a key costs an allocation
+				}
+				if k := keyOf(l); !seen[k] {
 					seen[k] = true
 					count[k]++
 				}
