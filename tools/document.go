@@ -89,7 +89,7 @@ type extracted struct {
 	text        string
 }
 
-func (d *docTools) extractTo(p string) (extracted, error) {
+func (d *docTools) extractTo(ctx context.Context, p string) (extracted, error) {
 	rel, err := d.files.Resolve(p, workspace.Read)
 	if err != nil {
 		return extracted{}, err
@@ -97,7 +97,7 @@ func (d *docTools) extractTo(p string) (extracted, error) {
 	if _, err := os.Stat(filepath.Join(d.files.Dir, filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
 		return extracted{}, fmt.Errorf("path '%s' does not exist", p)
 	}
-	doc, err := d.extracted.Extract(filepath.Join(d.files.Dir, filepath.FromSlash(rel)))
+	doc, err := d.extracted.ExtractContext(ctx, filepath.Join(d.files.Dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return extracted{}, err
 	}
@@ -121,7 +121,7 @@ func countContext(ctx context.Context, counter document.Counter, text string) (i
 }
 
 func (d *docTools) extract(ctx context.Context, a extractArgs) (llm.ToolResult, error) {
-	x, err := d.extractTo(a.Path)
+	x, err := d.extractTo(ctx, a.Path)
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
@@ -177,7 +177,7 @@ func (d *docTools) chunk(ctx context.Context, a chunkArgs) (llm.ToolResult, erro
 		switch rel {
 		case "input/" + in.Name:
 			// A source document: extract it first.
-			x, err := d.extractTo(rel)
+			x, err := d.extractTo(ctx, rel)
 			if err != nil {
 				return llm.ToolResult{}, err
 			}

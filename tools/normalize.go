@@ -180,15 +180,7 @@ func (r *argReader) readMap(s *jsonschema.Schema, v any, at argPath, notes *[]st
 
 // splitPairs cuts a string of "name: value" parts at line breaks and
 // semicolons (not at commas, which values hold).
-func splitPairs(s string) []any {
-	var out []any
-	for _, part := range strings.FieldsFunc(s, func(c rune) bool { return c == '\n' || c == ';' }) {
-		if part = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(part), "-*•")); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
-}
+func splitPairs(s string) []any { return splitItems(s, "\n;") }
 
 // pairsOf reads a list sent for an object of names and values; nil unless
 // every item is a "name: value" or "name=value" string, a {"name"|"key",
@@ -302,11 +294,15 @@ func (r *argReader) splitList(s string, at argPath) []any {
 	if r.commaLists[at.schema] {
 		seps = "\n,;"
 	}
+	return splitItems(s, seps)
+}
+
+// splitItems cuts s at any of seps into its items, trimmed, with list
+// markers ("- ", "* ", "• ") at their start dropped; empty items are left out.
+func splitItems(s, seps string) []any {
 	var out []any
 	for _, part := range strings.FieldsFunc(s, func(c rune) bool { return strings.ContainsRune(seps, c) }) {
-		part = strings.TrimSpace(part)
-		part = strings.TrimSpace(strings.TrimLeft(part, "-*•"))
-		if part != "" {
+		if part = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(part), "-*•")); part != "" {
 			out = append(out, part)
 		}
 	}

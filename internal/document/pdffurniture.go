@@ -29,10 +29,10 @@ const (
 // furniture.
 func findFurniture(pages [][][]line) [][][]bool {
 	out := make([][][]bool, len(pages))
-	edges := make([][][]int8, len(pages))
+	edges := make([][][]bool, len(pages))
 	for p, runs := range pages {
 		out[p] = make([][]bool, len(runs))
-		edges[p] = make([][]int8, len(runs))
+		edges[p] = make([][]bool, len(runs))
 		for r, lines := range runs {
 			out[p][r] = make([]bool, len(lines))
 			edges[p][r] = edgeLines(lines)
@@ -56,7 +56,10 @@ func findFurniture(pages [][][]line) [][][]bool {
 		seen := map[furnitureKey]bool{}
 		for r, lines := range runs {
 			for i, l := range lines {
-				if k := keyOf(l); edges[p][r][i] != 0 && !seen[k] {
+				if !edges[p][r][i] {
+					continue // only edge lines are keyed: a key costs an allocation
+				}
+				if k := keyOf(l); !seen[k] {
 					seen[k] = true
 					count[k]++
 				}
@@ -74,7 +77,7 @@ func findFurniture(pages [][][]line) [][][]bool {
 	for p, page := range pages {
 		for r, lines := range page {
 			for i, l := range lines {
-				out[p][r][i] = edges[p][r][i] != 0 && runs(l)
+				out[p][r][i] = edges[p][r][i] && runs(l)
 			}
 		}
 	}
@@ -82,11 +85,11 @@ func findFurniture(pages [][][]line) [][][]bool {
 }
 
 // edgeLines tells for each line whether it stands on one of the
-// runningZone highest baselines of its page (1), on one of the lowest (-1)
-// or between (0), wherever reading order puts it. Of a short page, only
-// its first and last few baselines count.
-func edgeLines(lines []line) []int8 {
-	out := make([]int8, len(lines))
+// runningZone highest or lowest baselines of its page, wherever reading
+// order puts it. Of a short page, only its first and last few baselines
+// count.
+func edgeLines(lines []line) []bool {
+	out := make([]bool, len(lines))
 	if len(lines) == 0 {
 		return out
 	}
@@ -103,12 +106,7 @@ func edgeLines(lines []line) []int8 {
 	}
 	for i, h := range heights {
 		k, _ := slices.BinarySearch(levels, h)
-		switch {
-		case k >= len(levels)-zone:
-			out[i] = 1
-		case k < zone:
-			out[i] = -1
-		}
+		out[i] = k >= len(levels)-zone || k < zone
 	}
 	return out
 }

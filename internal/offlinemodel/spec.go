@@ -102,7 +102,7 @@ func countSpecSignals(text string) specSignals {
 		} else if idHeadingRE.MatchString(l) {
 			s.ids++
 		} else if tableLineRE.MatchString(l) {
-			if cells := tableCells(l); len(cells) > 1 && fullIDRE.MatchString(cells[0].text) {
+			if cells := rowCells(l); len(cells) > 1 && fullIDRE.MatchString(cells[0].text) {
 				s.ids++
 			}
 		}
@@ -151,20 +151,6 @@ func (s specSignals) shape() string {
 type cell struct {
 	text string
 	at   int
-}
-
-func tableCells(line string) []cell {
-	var out []cell
-	pos := 0
-	parts := strings.Split(line, "|")
-	for i, p := range parts {
-		if i > 0 && i < len(parts)-1 {
-			t := strings.TrimSpace(p)
-			out = append(out, cell{text: t, at: pos + strings.Index(p, t)})
-		}
-		pos += len(p) + 1
-	}
-	return out
 }
 
 // masked is text with the spans blanked (newlines kept), so that sentences
@@ -432,7 +418,7 @@ func specItems(text, chunkHeading string, p profile) []found {
 		switch {
 		case tableLineRE.MatchString(l.text):
 			skip = append(skip, span{l.from, l.to})
-			cells := tableCells(l.text)
+			cells := rowCells(l.text)
 			if tableRuleRE.MatchString(l.text) || len(cells) < 2 || i+1 < len(lines) && tableRuleRE.MatchString(lines[i+1].text) {
 				continue // the header or its rule
 			}

@@ -123,7 +123,7 @@ func rowCells(line string) []cell {
 			if start >= 0 {
 				raw := line[start:i]
 				t := strings.TrimSpace(raw)
-				out = append(out, cell{text: t, at: start + len(raw) - len(strings.TrimLeft(raw, " \t"))})
+				out = append(out, cell{text: t, at: start + strings.Index(raw, t)})
 			}
 			start = i + 1
 		}

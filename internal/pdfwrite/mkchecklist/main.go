@@ -70,7 +70,7 @@ func typeset(md string) []pdfwrite.Page {
 		if len(para) == 0 {
 			return
 		}
-		for _, l := range wrap(strings.Join(para, " "), width) {
+		for _, l := range pdfwrite.Wrap(strings.Join(para, " "), width, size) {
 			need(1)
 			put(left, pdfwrite.Regular, l)
 			y -= lead
@@ -90,7 +90,7 @@ func typeset(md string) []pdfwrite.Page {
 		case strings.HasPrefix(line, "|"):
 			cells := strings.Split(strings.Trim(line, "|"), "|")
 			id, text, level := strings.TrimSpace(cells[0]), strings.TrimSpace(cells[1]), strings.TrimSpace(cells[2])
-			for i, l := range wrap(text, textW) {
+			for i, l := range pdfwrite.Wrap(text, textW, size) {
 				// Rows may break across pages, as long tables do.
 				need(1)
 				if i == 0 {
@@ -126,25 +126,4 @@ func typeset(md string) []pdfwrite.Page {
 		out = append(out, pdfwrite.Page{Texts: texts})
 	}
 	return out
-}
-
-// wrap breaks text into lines no wider than w points.
-func wrap(text string, w float64) []string {
-	var lines []string
-	var cur string
-	for _, word := range strings.Fields(text) {
-		if cur != "" && pdfwrite.Width(cur+" "+word, size) > w {
-			lines = append(lines, cur)
-			cur = word
-			continue
-		}
-		if cur != "" {
-			cur += " "
-		}
-		cur += word
-	}
-	if cur != "" {
-		lines = append(lines, cur)
-	}
-	return lines
 }
