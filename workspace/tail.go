@@ -57,7 +57,9 @@ func (w *wholeLogs) checked(rel string) bool {
 // that failed, or ended within a line, leaves the tail to check again.
 func (w *wholeLogs) wrote(rel string, data []byte, err error) {
 	if err == nil && bytes.HasSuffix(data, []byte("\n")) {
-		w.m.Store(rel, struct{}{})
+		if !w.checked(rel) { // a load costs less than a store, per record
+			w.m.Store(rel, struct{}{})
+		}
 	} else {
 		w.m.Delete(rel)
 	}
