@@ -179,6 +179,7 @@ type Internal struct {
 	root     *os.Root
 	changes  *changes
 	redactor *secret.Redactor
+	whole    wholeLogs
 }
 
 // State is the job's record, .agent/job.json.
@@ -561,16 +562,21 @@ func (in *Internal) AppendInternal(rel string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if strings.HasSuffix(rel, ".jsonl") {
+	jsonl := strings.HasSuffix(rel, ".jsonl")
+	if jsonl && !in.whole.checked(rel) {
 		// A log of JSON lines (a transcript): a record a kill tore is
-		// cut off before the next one is appended.
+		// cut off before the next one is appended; once per process.
 		err = dropTornTail(f)
 	}
 	if err == nil {
-		_, err = f.Write(redact(in.redactor, rel, data))
+		data = redact(in.redactor, rel, data)
+		_, err = f.Write(data)
 	}
 	if err == nil {
 		err = f.Sync()
+	}
+	if jsonl {
+		in.whole.wrote(rel, data, err)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -43,17 +43,21 @@ func (in *Internal) OpenLog(rel string) (io.WriteCloser, error) {
 		f.Close()
 		return nil, err
 	}
-	return &logFile{f: f, rel: rel, redactor: in.redactor}, nil
+	return &logFile{f: f, rel: rel, redactor: in.redactor, whole: &in.whole}, nil
 }
 
 type logFile struct {
 	f        *os.File
 	rel      string
 	redactor *secret.Redactor
+	whole    *wholeLogs
 }
 
 func (l *logFile) Write(p []byte) (int, error) {
-	if _, err := l.f.Write(redact(l.redactor, l.rel, p)); err != nil {
+	data := redact(l.redactor, l.rel, p)
+	_, err := l.f.Write(data)
+	l.whole.wrote(l.rel, data, err)
+	if err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"sync"
 )
 
 // dropTornTail cuts a log file back to the end of its last whole line. A
@@ -38,4 +39,28 @@ func dropTornTail(f *os.File) error {
 		end = start
 	}
 	return f.Truncate(0)
+}
+
+// wholeLogs remembers the JSON-lines logs whose tail this process has
+// checked (dropTornTail) and to which it has since written only whole
+// lines: a torn tail comes from a kill, so a later append by the same
+// process need not read the file again.
+type wholeLogs struct{ m sync.Map }
+
+// checked reports whether rel needs no check before the next append.
+func (w *wholeLogs) checked(rel string) bool {
+	_, ok := w.m.Load(rel)
+	return ok
+}
+
+// wrote records a write of data to rel after its tail was checked: one
+// that failed, or ended within a line, leaves the tail to check again.
+func (w *wholeLogs) wrote(rel string, data []byte, err error) {
+	if err == nil && bytes.HasSuffix(data, []byte("\n")) {
+		if !w.checked(rel) { // a load costs less than a store, per record
+			w.m.Store(rel, struct{}{})
+		}
+	} else {
+		w.m.Delete(rel)
+	}
 }

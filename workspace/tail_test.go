@@ -14,21 +14,21 @@ import (
 // as it is, and so is a file of another kind.
 func TestAppendDropsATornTail(t *testing.T) {
 	t.Parallel()
-	doc := filepath.Join(t.TempDir(), "d.txt")
-	os.WriteFile(doc, []byte("Records must be kept.\n"), 0o644)
-	j, err := Create(t.TempDir(), CreateOptions{ID: "t", Inputs: []string{doc}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j := newJob(t)
 	log := filepath.Join(j.Dir, ".agent", "x.jsonl")
 	if err := j.AppendInternal(".agent/x.jsonl", []byte("{\"a\":1}\n")); err != nil {
 		t.Fatal(err)
 	}
-	// A kill in the middle of a long record's write.
+	// A kill in the middle of a long record's write; the job is opened
+	// again by the next process.
 	f, _ := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"b":"` + strings.Repeat("y", 100_000))
 	f.Close()
+	j, err := Open(filepath.Dir(j.Dir), j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
 	if err := j.AppendInternal(".agent/x.jsonl", []byte("{\"c\":3}\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -65,14 +65,8 @@ func TestAppendDropsATornTail(t *testing.T) {
 // which file system error it was.
 func TestDescribedErrorsKeepTheirKind(t *testing.T) {
 	t.Parallel()
-	doc := filepath.Join(t.TempDir(), "d.txt")
-	os.WriteFile(doc, []byte("Records must be kept.\n"), 0o644)
-	j, err := Create(t.TempDir(), CreateOptions{ID: "t", Inputs: []string{doc}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	_, err = j.Names("no/such/folder")
+	j := newJob(t)
+	_, err := j.Names("no/such/folder")
 	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("listing a missing folder: %v", err)
 	}

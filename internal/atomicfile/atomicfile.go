@@ -68,17 +68,23 @@ type Pending struct {
 // be on disk before the file takes its name (a log line), the two flushes
 // waiting together.
 func PrepareIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (*Pending, error) {
+	p, _, err := prepare(root, name, r, perm)
+	return p, err
+}
+
+// prepare is PrepareIn, also returning the number of bytes written.
+func prepare(root *os.Root, name string, r io.Reader, perm fs.FileMode) (*Pending, int64, error) {
 	dir := path.Dir(name)
 	if dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	tmp, f, err := createTemp(root, dir, path.Base(name), perm)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	_, err = io.Copy(f, r)
+	n, err := io.Copy(f, r)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -87,9 +93,9 @@ func PrepareIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (*Pend
 	}
 	if err != nil {
 		_ = root.Remove(tmp)
-		return nil, err
+		return nil, 0, err
 	}
-	return &Pending{root: root, tmp: tmp, name: name}, nil
+	return &Pending{root: root, tmp: tmp, name: name}, n, nil
 }
 
 // Commit renames the file over its target, without flushing the folder
@@ -107,37 +113,23 @@ func (p *Pending) Abort() { _ = p.root.Remove(p.tmp) }
 
 // writeIn is the package's WriteIn, with w's hook.
 func (w writer) writeIn(root *os.Root, name string, r io.Reader, perm fs.FileMode) (int64, error) {
-	dir := path.Dir(name)
-	if dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return 0, err
-		}
-	}
-	tmp, f, err := createTemp(root, dir, path.Base(name), perm)
+	p, n, err := prepare(root, name, r, perm)
 	if err != nil {
 		return 0, err
 	}
-	n, err := io.Copy(f, r)
-	if err == nil {
-		err = f.Sync()
+	if w.beforeRename != nil {
+		if err := w.beforeRename(p.tmp); err != nil {
+			p.Abort()
+			return 0, err
+		}
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && w.beforeRename != nil {
-		err = w.beforeRename(tmp)
-	}
-	if err == nil {
-		err = root.Rename(tmp, name)
-	}
-	if err != nil {
-		_ = root.Remove(tmp)
+	if err := p.Commit(); err != nil {
 		return 0, err
 	}
 	if w.folderUnsynced {
 		return n, nil
 	}
-	return n, SyncDir(root, dir)
+	return n, SyncDir(root, path.Dir(name))
 }
 
 // Write puts data at a path a person named (an -o flag): a regular file,

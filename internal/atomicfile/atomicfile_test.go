@@ -73,12 +73,7 @@ func TestCrashBeforeRenameKeepsOldFile(t *testing.T) {
 // before it.
 func TestReplaceInKeepsTheContentWhole(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	dir, root := tempRoot(t)
 	if n, err := ReplaceIn(root, "r/final.json", strings.NewReader("first"), 0o644); err != nil || n != 5 {
 		t.Fatalf("ReplaceIn = %d, %v", n, err)
 	}
@@ -108,12 +103,7 @@ func TestReplaceInKeepsTheContentWhole(t *testing.T) {
 // leaves nothing behind.
 func TestPrepareInCommitsOrAborts(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	dir, root := tempRoot(t)
 	if _, err := WriteIn(root, "f.json", strings.NewReader("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -198,6 +188,18 @@ func TestKilledWriterLeavesWholeFile(t *testing.T) {
 			t.Fatalf("round %d: target torn after kill: %d bytes, starts %q", round, len(data), data[:min(8, len(data))])
 		}
 	}
+}
+
+// tempRoot is a new temporary folder, opened as a root.
+func tempRoot(t *testing.T) (string, *os.Root) {
+	t.Helper()
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return dir, root
 }
 
 func assertNoTemps(t *testing.T, dir string) {

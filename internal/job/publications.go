@@ -88,30 +88,22 @@ func (j *Job) PendingPublications() ([]PendingPublication, error) {
 	return out, nil
 }
 
-// SettlePublication ends a pending publication: when committed, its
-// published event is appended unless the events already hold it; the
-// pending file is removed either way. Call it holding LockPublications.
-func (j *Job) SettlePublication(p PendingPublication, committed bool) error {
-	if committed {
-		recorded, err := j.hasPublication(p.ID)
-		if err != nil {
+// SettlePublication ends a pending publication: with record, its
+// published event is appended (the caller found the events without it,
+// HasPublication); the pending file is removed either way. Call it
+// holding LockPublications.
+func (j *Job) SettlePublication(p PendingPublication, record bool) error {
+	if record {
+		p.PublishID = p.ID
+		if err := j.RecordPublication(p.Time, p.Publication); err != nil {
 			return err
-		}
-		if !recorded {
-			p.PublishID = p.ID
-			if err := j.RecordPublication(p.Time, p.Publication); err != nil {
-				return err
-			}
 		}
 	}
 	return j.ws.RemoveInternal(pendingFile(p.ID))
 }
 
 // HasPublication says whether the events hold the published event of id.
-func (j *Job) HasPublication(id string) (bool, error) { return j.hasPublication(id) }
-
-// hasPublication says whether the events hold the published event of id.
-func (j *Job) hasPublication(id string) (bool, error) {
+func (j *Job) HasPublication(id string) (bool, error) {
 	f, err := j.ws.FS().Open(telemetry.File)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil

@@ -141,7 +141,12 @@ func (p Publication) Record() error {
 			return err
 		}
 		defer unlock()
-		return p.job.SettlePublication(p.pending, true)
+		// Another process's Settle may have recorded it since the COMMIT.
+		recorded, err := p.job.HasPublication(p.pending.ID)
+		if err != nil {
+			return err
+		}
+		return p.job.SettlePublication(p.pending, !recorded)
 	}()
 	if err != nil {
 		return fmt.Errorf("published, but cannot record it in the job: %w", err)
@@ -213,7 +218,7 @@ func Settle(ctx context.Context, j *job.Job, databaseURL string) ([]job.PendingP
 			continue
 		}
 		switch {
-		case status != nil && *status == "committed":
+		case status != nil && *status == "committed": // and not recorded, as found above
 			err = j.SettlePublication(p, true)
 		case status != nil && *status == "aborted":
 			err = j.SettlePublication(p, false)

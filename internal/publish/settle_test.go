@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"creator/internal/job"
 	"creator/internal/pgtest"
 	"creator/internal/telemetry"
@@ -22,6 +24,7 @@ func TestSettle(t *testing.T) {
 	for name, test := range map[string]func(*testing.T, *pgtest.Server){
 		"KilledAfterCommit": tKilledAfterCommit, "KilledBeforeCommit": tKilledBeforeCommit,
 		"KilledAfterTheEvent": tKilledAfterTheEvent, "NextPublishSettles": tNextPublishSettles,
+		"SettledBeforeRecord": tSettledBeforeRecord,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -136,5 +139,30 @@ func tNextPublishSettles(t *testing.T, db *pgtest.Server) {
 	ev := publishedEvents(t, j)
 	if len(ev) != 2 || ev[0].Inserted != 1 || ev[1].Unchanged != 1 || ev[0].PublishID == ev[1].PublishID || len(pending(t, j)) != 0 {
 		t.Fatalf("events: %+v, pending %+v", ev, pending(t, j))
+	}
+}
+
+// Another process's Settle (status) may record a publish between its
+// COMMIT and its own Record: Record then adds no second event.
+func tSettledBeforeRecord(t *testing.T, db *pgtest.Server) {
+	ctx := context.Background()
+	url := db.URL(db.Password)
+	j := newJob(t, workspace.StatusCompleted, record("REQ-001", "Records shall be kept."))
+	var p Publication
+	if _, err := inTx(ctx, url, func(tx pgx.Tx) error {
+		var err error
+		p, err = JobTx(ctx, tx, j, JobOptions{Now: now})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if unsettled, err := Settle(ctx, j, url); err != nil || len(unsettled) != 0 || len(publishedEvents(t, j)) != 1 {
+		t.Fatalf("settled before the Record: %+v, %v, events %+v", unsettled, err, publishedEvents(t, j))
+	}
+	if err := p.Record(); err != nil {
+		t.Fatal(err)
+	}
+	if ev := publishedEvents(t, j); len(ev) != 1 || ev[0].PublishID != p.pending.ID || len(pending(t, j)) != 0 {
+		t.Fatalf("after the Record: events %+v, pending %+v", ev, pending(t, j))
 	}
 }
