@@ -17,9 +17,10 @@ import (
 
 type evalOptions struct {
 	*globalOptions
-	jobID string
-	gold  string
-	json  bool
+	jobID  string
+	gold   string
+	json   bool
+	strict bool
 }
 
 func newEvalCmd(g *globalOptions) *cobra.Command {
@@ -31,11 +32,16 @@ func newEvalCmd(g *globalOptions) *cobra.Command {
 items with "quote" and "level", e.g. MUST/SHOULD/MAY) and print recall,
 precision and F1. A gold item is found when the quote of a requirement shares
 at least half of their words with it (Jaccard index of the word sets); a
-requirement is right when one of its quotes matches some gold item.
+requirement is right when one of its quotes matches some gold item. With
+--strict a quote matches only when it is at most 1.5 times the gold item's
+words plus 8 long: a quote that runs on over a paragraph does not count.
+Where gold items have ids, it also says how many of those found are matched
+by a requirement whose source_id is the item's id.
 
 --json prints the figures as one object: gold, requirements, matched_gold,
-matched_requirements, recall, precision, f1, threshold, by_level{LEVEL:
-{gold, matched, recall}}, missed[{quote, level, …}].`,
+matched_requirements, recall, precision, f1, threshold, strict,
+by_level{LEVEL: {gold, matched, recall}}, source_ids{labelled, right,
+share}, missed[{quote, level, …}].`,
 		Example: `  creator eval --job rfc --gold rfc9000.gold.json
   creator eval --job rfc --gold rfc9000.gold.json --json | jq .f1`,
 		Args: args(cobra.NoArgs),
@@ -45,6 +51,7 @@ matched_requirements, recall, precision, f1, threshold, by_level{LEVEL:
 	completeJobs(cmd, o.globalOptions)
 	cmd.Flags().StringVar(&o.gold, "gold", "", "the gold list (JSON)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&o.strict, "strict", false, "count a quote only when it is at most 1.5× the gold item's words + 8")
 	return cmd
 }
 
@@ -76,7 +83,7 @@ func runEval(o *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	res := evaluate.Evaluate(reqs, gold)
+	res := evaluate.EvaluateWith(reqs, gold, evaluate.Options{Strict: o.strict})
 	if o.json {
 		return writeJSON(o.streams.Out, res)
 	}

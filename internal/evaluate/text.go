@@ -19,6 +19,13 @@ func WriteText(w io.Writer, res Result, goldName, jobID string) error {
 		lv := res.ByLevel[l]
 		fmt.Fprintf(tw, "Recall %s\t%.3f  (%d of %d)\n", l, lv.Recall, lv.Matched, lv.Gold)
 	}
-	fmt.Fprintf(tw, "Matching\tquotes sharing at least %.0f%% of their words\n", 100*res.Threshold)
+	if res.SourceIDs.Labelled > 0 {
+		fmt.Fprintf(tw, "source_id\t%.3f  (%d of %d gold items found with an id carry it)\n", res.SourceIDs.Share, res.SourceIDs.Right, res.SourceIDs.Labelled)
+	}
+	match := fmt.Sprintf("quotes sharing at least %.0f%% of their words", 100*res.Threshold)
+	if res.Strict {
+		match += fmt.Sprintf(", at most %.1f× the gold item's words + %d", StrictFactor, StrictSlack)
+	}
+	fmt.Fprintf(tw, "Matching\t%s\n", match)
 	return tw.Flush()
 }
