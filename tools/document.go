@@ -151,6 +151,8 @@ func formatName(f string) string {
 		return "Word document"
 	case document.FormatHTML:
 		return "HTML"
+	case document.FormatMarkdown:
+		return "Markdown"
 	}
 	return "text"
 }

@@ -116,7 +116,7 @@ func TestSavedResultsBelongToTheirCall(t *testing.T) {
 		}
 		fmt.Fprintf(&doc, "\n\nRecords of kind %d must be kept for %d years.\n\nRecords of kind %d must be stored in the archive room.\n\n", n, n+2, n)
 	}
-	path := filepath.Join(t.TempDir(), "archive-standard.md")
+	path := filepath.Join(t.TempDir(), "archive-standard.txt")
 	if err := os.WriteFile(path, []byte(doc.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -34,10 +34,11 @@ const DefaultMaxBytes = 200 << 20
 
 // Formats.
 const (
-	FormatPDF  = "pdf"
-	FormatText = "text"
-	FormatHTML = "html"
-	FormatDOCX = "docx"
+	FormatPDF      = "pdf"
+	FormatText     = "text"
+	FormatMarkdown = "markdown"
+	FormatHTML     = "html"
+	FormatDOCX     = "docx"
 )
 
 // Extensions are the file name extensions of the documents a folder is
@@ -165,7 +166,7 @@ func ExtractContext(ctx context.Context, path string, opts Options) (*Document, 
 	if err != nil {
 		return nil, err
 	}
-	if format == FormatText && fi.Size() > opts.maxText() {
+	if (format == FormatText || format == FormatMarkdown) && fi.Size() > opts.maxText() {
 		// A text file's text is its bytes: refused before it is read.
 		return nil, &TextTooLargeError{Name: name, Size: fi.Size(), Max: opts.maxText()}
 	}
@@ -183,6 +184,8 @@ func ExtractContext(ctx context.Context, path string, opts Options) (*Document, 
 			doc, err = extractDOCX(data)
 		case FormatHTML:
 			doc, err = extractHTML(data)
+		case FormatMarkdown:
+			doc, err = extractMarkdown(data)
 		default:
 			doc, err = extractText(data)
 		}
@@ -252,6 +255,10 @@ func detect(name string, head []byte) (string, error) {
 		return "", fmt.Errorf("%s: %s files are not supported; convert it to PDF, DOCX, HTML or text", name, ext)
 	case ".html", ".htm", ".xhtml":
 		return FormatHTML, nil
+	case ".md", ".markdown", ".mdown", ".mkd":
+		if !isPDF && !isZip && !isOLE && !looksBinary(head) {
+			return FormatMarkdown, nil
+		}
 	}
 	switch {
 	case isPDF:

@@ -33,6 +33,12 @@ type htmlWriter struct {
 	heading bool
 	space   bool // whitespace seen since the last word
 	inCell  bool // writing a table cell's text
+	// lists is how deep in lists the writer is; marker is true while the
+	// line holds only a list item's dash, and indent is that line's
+	// indentation (two spaces a level below the first).
+	lists  int
+	marker bool
+	indent string
 }
 
 var skipped = map[atom.Atom]bool{atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true, atom.Head: true, atom.Svg: true, atom.Iframe: true, atom.Object: true}
@@ -70,6 +76,11 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 	case n.DataAtom == atom.Li:
 		w.endLine()
 		w.cur.WriteString("- ")
+		w.indent = strings.Repeat("  ", max(w.lists-1, 0))
+		w.marker = true
+	case n.DataAtom == atom.Ul, n.DataAtom == atom.Ol:
+		w.endListBlock()
+		w.lists++
 	case n.DataAtom == atom.Table && !layoutTable(n):
 		w.table(n, depth)
 		return
@@ -78,7 +89,7 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 		w.pre++
 	case blocks[n.DataAtom], n.DataAtom == atom.Td, n.DataAtom == atom.Th:
 		// The cells of a table that lays out a page are its blocks.
-		w.endBlock()
+		w.endListBlock()
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		w.walk(c, depth+1)
@@ -87,9 +98,26 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 	case n.DataAtom == atom.Pre:
 		w.endBlock()
 		w.pre--
-	case headingLevel[n.DataAtom] > 0, blocks[n.DataAtom], n.DataAtom == atom.Td, n.DataAtom == atom.Th:
+	case n.DataAtom == atom.Ul, n.DataAtom == atom.Ol:
+		w.lists--
+		w.endListBlock()
+	case headingLevel[n.DataAtom] > 0:
 		w.endBlock()
+	case blocks[n.DataAtom], n.DataAtom == atom.Td, n.DataAtom == atom.Th:
+		w.endListBlock()
 	case n.DataAtom == atom.Li:
+		w.endLine()
+	}
+}
+
+// endListBlock ends a block: with a blank line outside lists; inside a
+// list item with a line break, unless the item's dash is all its line
+// holds yet (a paragraph as the item's text, a list nested in it).
+func (w *htmlWriter) endListBlock() {
+	switch {
+	case w.lists == 0:
+		w.endBlock()
+	case !w.marker:
 		w.endLine()
 	}
 }
@@ -220,6 +248,7 @@ func (w *htmlWriter) text(s string) {
 	}
 	w.cur.WriteString(strings.Join(words, " "))
 	w.space = strings.TrimRightFunc(s, unicode.IsSpace) != s
+	w.marker = false
 }
 
 func (w *htmlWriter) flushLine(keepEmpty bool) {
@@ -233,7 +262,10 @@ func (w *htmlWriter) flushLine(keepEmpty bool) {
 		// indented as Markdown writes code.
 		line = "    " + line
 	}
-	w.heading = false
+	if line != "" && w.indent != "" {
+		line = w.indent + line
+	}
+	w.heading, w.marker, w.indent = false, false, ""
 	w.cur.Reset()
 	w.space = false
 	if line != "" || keepEmpty {

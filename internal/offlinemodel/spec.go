@@ -50,7 +50,7 @@ var (
 	storyRE    = regexp.MustCompile(`^(?:[-*+]\s+)?(?:\*\*)?As an? [^,]{2,80},?\s+I (?:want|need|would like|can)\b`)
 	givenRE    = regexp.MustCompile(`^(?:[-*+]\s+)?(?:\*\*)?Given\b`)
 	scenarioRE = regexp.MustCompile(`^(?:[-*+]\s+)?(?:\*\*)?(?:When|Then|And|But)\b`)
-	thenRE     = regexp.MustCompile(`(?m)^(?:[-*+]\s+)?(?:\*\*)?Then\b|\bthen\b`)
+	thenRE     = regexp.MustCompile(`\b[Tt]hen\b`)
 	// Headings: Markdown, or a numbered title on a line of its own.
 	mdHeadingRE      = regexp.MustCompile(`^(#{1,6})[ \t]+(.+)$`)
 	numberedHeadRE   = regexp.MustCompile(`^(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+(\p{Lu}[^.;:!?,]*)$`)
