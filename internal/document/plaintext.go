@@ -11,12 +11,14 @@ import (
 // extractText reads plain text or Markdown: UTF-8, UTF-16 with a byte-order
 // mark, or else Windows-1252/Latin-1. Form feeds separate pages; running
 // headers and footers such as an RFC's "Iyengar & Thomson  Standards Track
-// [Page 12]" are removed so that sentences crossing a page read as one.
+// [Page 12]" are removed so that sentences crossing a page read as one, and
+// so are margin line numbers.
 func extractText(data []byte) (*Document, error) {
 	text := decodeText(data)
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\r", "\n")
 	pages := splitPages(text)
+	removeLineNumbers(pages)
 	doc := &Document{Paged: len(pages) > 1}
 	if !doc.Paged {
 		for i, l := range pages[0] {
