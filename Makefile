@@ -4,6 +4,7 @@
 #   make test    vet and run all tests (the CI entry point, see .ci/run)
 #   make lint    go vet, gofmt and staticcheck
 #   make fuzz    run each fuzz target briefly
+#   make quality the built-in model on every corpus document with a gold list: the scoreboard
 #   make bench   run the benchmarks
 #   make bench-parallel  NIST SP 800-53r3 with --parallel 0, 1, 4, 8 against a slow server
 #   make stress  kill a job 100 times at random and resume it; 3 queue workers killed 10 times over 30 documents; longer fuzzing
@@ -23,7 +24,7 @@ STATICCHECK_VERSION := v0.8.2
 # requirement store and the review server.
 RACE_PKGS := ./internal/job/... ./internal/fakellm/... ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/... ./internal/queue/...
 
-.PHONY: all build demo test corpus race lint fuzz bench bench-parallel bench-queue bench-huge stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
+.PHONY: all build demo test quality corpus race lint fuzz bench bench-parallel bench-queue bench-huge stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
 
 all: build
 
@@ -43,6 +44,14 @@ test: postgresql chromium corpus
 	$(GO) vet ./...
 	$(GO) test ./...
 	@$(MAKE) --no-print-directory race
+
+# The scoreboard: the built-in model on every document of ../shared/corpus
+# that has a gold list — requirements, strict recall and precision,
+# source_id, quote defects, time — each held to its floor (make test runs
+# it too; this prints the board).
+quality: corpus
+	@log=$$(mktemp); $(GO) test -count=1 ./cmd/creator -run '^TestQuality$$' -v >$$log 2>&1; rc=$$?; \
+		sed -n -e 's/^        //' -e '/^| /p' -e '/^\* /p' $$log; grep -E '^\s+quality_test.go:[0-9]+: .*(below its floor|defect|margin|markup)|^(FAIL|ok)' $$log; rm -f $$log; exit $$rc
 
 # The tests of real documents read ../shared/corpus in place; without it
 # they are skipped, and this says so once (CREATOR_REQUIRE_CORPUS=1, which

@@ -151,16 +151,6 @@ func builtinOnCorpus(t *testing.T, file, id, goldFile string, minRecall, minPrec
 	return dir, recs
 }
 
-func TestBuiltinRFC9000(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("a whole job")
-	}
-	dir, recs := builtinOnCorpus(t, "rfc9000.txt", "rfc", "rfc9000.gold.json", 0.95, 0.95)
-	assertIndexCurrent(t, dir)
-	assertRationaleSections(t, dir, recs)
-}
-
 // assertIndexCurrent checks that a finished job leaves a search index that
 // needs no work on opening and finds the text of its chunk files.
 func assertIndexCurrent(t *testing.T, dir string) {
@@ -191,15 +181,6 @@ func assertIndexCurrent(t *testing.T, dir string) {
 			t.Errorf("%q from %s not found in the index: %v, %d hits", w, rel, err, len(res.Hits))
 		}
 	}
-}
-
-func TestBuiltinNIST80063B(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("a whole job")
-	}
-	dir, recs := builtinOnCorpus(t, "NIST.SP.800-63b.pdf", "nist", "NIST.SP.800-63b.gold.json", 0.95, 0.95)
-	assertRationaleSections(t, dir, recs)
 }
 
 // TestBuiltinNIST80053 runs the 237-page standard with the default context
@@ -484,43 +465,6 @@ func evalFile(t *testing.T, recs []requirement.Record, path string) evaluate.Res
 // levelTail is a level column left at the end of a requirement's text or
 // quote ("… or XML 1").
 var levelTail = regexp.MustCompile(`\s(?:[1-3]|L[1-3]|[✓✔])$`)
-
-// TestBuiltinVerificationTable runs the security verification standard
-// whose requirements stand in table rows ("1.2.3 Verify that …", level
-// column), with prose around the tables that is context.
-func TestBuiltinVerificationTable(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("a whole job")
-	}
-	_, recs := builtinOnCorpus(t, "OWASP-ASVS-5.0.pdf", "asvs", "OWASP-ASVS-5.0.gold.json", 0.90, 0.85)
-	assertNoLevels(t, recs)
-	// Each row keeps its id and its level column, by the column's name.
-	for _, r := range recs {
-		if r.SourceID == "" || r.Attributes["level"] == "" {
-			t.Errorf("%s has no row id or level: %q %v", r.ID, r.SourceID, r.Attributes)
-			break
-		}
-	}
-}
-
-// TestBuiltinRuleList runs the STIG whose rule titles are its
-// requirements; discussion, check and fix texts are context.
-func TestBuiltinRuleList(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("a whole job")
-	}
-	dir, recs := builtinOnCorpus(t, "DISA-STIG-RHEL9.html", "stig", "DISA-STIG-RHEL9.gold.json", 0.98, 0.95)
-	assertNoLabels(t, recs)
-	assertRationaleSections(t, dir, recs)
-	for _, r := range recs {
-		if r.SourceID == "" || r.Attributes["severity"] == "" {
-			t.Errorf("%s has no STIG id or severity: %q %v", r.ID, r.SourceID, r.Attributes)
-			break
-		}
-	}
-}
 
 func assertNoLevels(t *testing.T, recs []requirement.Record) {
 	t.Helper()

@@ -18,13 +18,14 @@ import (
 	"creator/internal/requirement"
 )
 
-// Floors are the least figures a document must reach. SourceID is 0 for
-// a gold list whose ids are not the document's own (numbered by the
-// list's maker); Precision is 0 where a gold list holds only some kind of
-// statement (those a document tags), so that precision against it is a
-// lower bound and is not held.
+// Floors are the least figures a document must reach. Labelled says the
+// gold list's ids are the document's own (not numbered by the list's
+// maker), so that source_id is measured; Precision is 0 where a gold list
+// holds only some kind of statement (those a document tags), so that
+// precision against it is a lower bound and is not held.
 type Floors struct {
 	Recall, Precision, SourceID float64
+	Labelled                    bool
 }
 
 // Row is the scoreboard's line for one document.
@@ -67,7 +68,7 @@ func (r Row) Failures() []string {
 	if res.Precision < r.Floors.Precision {
 		out = append(out, fmt.Sprintf("%s: strict precision %.3f is below its floor %.2f", r.Document, res.Precision, r.Floors.Precision))
 	}
-	if r.Floors.SourceID > 0 && res.SourceIDs.Share < r.Floors.SourceID {
+	if r.Floors.Labelled && res.SourceIDs.Share < r.Floors.SourceID {
 		out = append(out, fmt.Sprintf("%s: source_id %.3f (%d of %d) is below its floor %.2f", r.Document, res.SourceIDs.Share, res.SourceIDs.Right, res.SourceIDs.Labelled, r.Floors.SourceID))
 	}
 	for i, d := range r.Defects {
@@ -90,7 +91,7 @@ func Write(w io.Writer, rows []Row) error {
 	for _, r := range rows {
 		res := r.Result
 		id := "-"
-		if r.Floors.SourceID > 0 {
+		if r.Floors.Labelled {
 			id = fmt.Sprintf("%.3f (%d/%d)", res.SourceIDs.Share, res.SourceIDs.Right, res.SourceIDs.Labelled)
 		}
 		prec := fmt.Sprintf("%.3f", res.Precision)

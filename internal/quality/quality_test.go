@@ -45,7 +45,7 @@ func TestScoreAndFloors(t *testing.T) {
 		{ID: "REQ-001", SourceID: "R-1", Citations: []requirement.Citation{{Quote: "The archive must keep invoices for ten years."}}},
 		{ID: "REQ-002", Citations: []requirement.Citation{{Quote: "**Records** must not be deleted before the end of the period."}}},
 	}
-	row := Score("policy.md", recs, gold, "", Floors{Recall: 0.95, Precision: 0.9, SourceID: 0.95}, 1500*time.Millisecond)
+	row := Score("policy.md", recs, gold, "", Floors{Recall: 0.95, Precision: 0.9, SourceID: 0.95, Labelled: true}, 1500*time.Millisecond)
 	if row.Result.Recall != 1 || row.Result.SourceIDs.Share != 0.5 || len(row.Defects) != 1 {
 		t.Fatalf("row = %+v", row)
 	}
