@@ -334,12 +334,10 @@ func (d *Document) Body() string {
 	return b.String()
 }
 
-// finish runs the steps every paged text goes through: margin line
-// numbers and running lines out
+// finish runs the steps every paged text goes through: running lines out
 // (and the lines furniture gives by page, wherever they stand), divided
 // words joined, blank-line runs collapsed.
 func finish(pages [][]string, furniture [][]int) []Page {
-	removeLineNumbers(pages)
 	removeRunningLinesOf(pages, furniture)
 	dehyphenate(pages)
 	out := make([]Page, len(pages))

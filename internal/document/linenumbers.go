@@ -29,18 +29,14 @@ const (
 	minNumberedPages = 0.25
 )
 
-// removeLineNumbers removes margin line numbers from the pages and
-// returns how many lines lost one. A page is line-numbered when its
+// marginNumbered returns, for each page, the indexes of its lines that
+// begin with a margin line number. A page is line-numbered when its
 // longest chain of counting numbers (each the one before plus one, lines
 // without a number between them allowed) is long and numbers a good
 // share of its lines, and a document when a quarter of its pages are (two
-// at least, unless it has one); in
-// a document where most pages are, a page's shorter chain counts too (a
-// page that is mostly a figure). On such a
-// page the text is numbered and the inside of figures and tables is not:
-// where one kind of line meets the other, a blank line parts them, so
-// that a figure's last row does not start the paragraph after it.
-func removeLineNumbers(pages [][]string) int {
+// at least, unless it has one); in a document where most pages are, a
+// page's shorter chain counts too (a page that is mostly a figure).
+func marginNumbered(pages [][]string) [][]int {
 	chains := make([][]int, len(pages))
 	numbered := 0
 	for i, lines := range pages {
@@ -54,28 +50,45 @@ func removeLineNumbers(pages [][]string) int {
 		if len(chains[i]) >= minNumberedRun && float64(len(chains[i])) >= minNumberedShare*float64(nonBlank) {
 			numbered++
 		} else {
-			chains[i] = chains[i][:0:0]
+			chains[i] = nil
 		}
 	}
 	if numbered == 0 || numbered == 1 && len(pages) > 1 || float64(numbered) < minNumberedPages*float64(len(pages)) {
-		return 0
+		return make([][]int, len(pages))
 	}
-	mostly := 2*numbered >= len(pages)
-	removed := 0
-	for i, lines := range pages {
-		chain := chains[i]
-		if len(chain) == 0 && mostly {
-			if c := countingChain(lines); len(c) >= 3 {
-				chain = c
+	if 2*numbered >= len(pages) {
+		for i, lines := range pages {
+			if c := countingChain(lines); len(chains[i]) == 0 && len(c) >= 3 {
+				chains[i] = c
 			}
 		}
+	}
+	return chains
+}
+
+// stripLineNumber is a line without its margin number.
+func stripLineNumber(l string) string {
+	if m := lineNumberRE.FindStringIndex(l); m != nil {
+		return l[m[1]:]
+	}
+	return l
+}
+
+// removeLineNumbers removes margin line numbers from the pages of a text
+// and returns how many lines lost one. On a line-numbered page the text
+// is numbered and the inside of figures and tables is not: where one kind
+// of line meets the other, a blank line parts them, so that a figure's
+// last row does not start the paragraph after it.
+func removeLineNumbers(pages [][]string) int {
+	removed := 0
+	for i, chain := range marginNumbered(pages) {
 		if len(chain) == 0 {
 			continue
 		}
+		lines := pages[i]
 		numberedLine := make([]bool, len(lines))
 		for _, at := range chain {
-			m := lineNumberRE.FindStringIndex(lines[at])
-			lines[at] = lines[at][m[1]:]
+			lines[at] = stripLineNumber(lines[at])
 			numberedLine[at] = true
 			removed++
 		}
@@ -90,6 +103,39 @@ func removeLineNumbers(pages [][]string) int {
 		pages[i] = out
 	}
 	return removed
+}
+
+// removeLaidLineNumbers removes margin line numbers from the laid-out
+// lines of a PDF's pages, before paragraphs and headings are told from
+// their geometry and text, and marks the lines that had one.
+func removeLaidLineNumbers(laid [][][]line) {
+	texts := make([][]string, len(laid))
+	for i, runs := range laid {
+		for _, run := range runs {
+			for _, l := range run {
+				texts[i] = append(texts[i], l.text)
+			}
+		}
+	}
+	for i, chain := range marginNumbered(texts) {
+		if len(chain) == 0 {
+			continue
+		}
+		numberedLine := make([]bool, len(texts[i]))
+		for _, at := range chain {
+			numberedLine[at] = true
+		}
+		k := 0
+		for _, run := range laid[i] {
+			for j := range run {
+				if numberedLine[k] {
+					run[j].text = stripLineNumber(run[j].text)
+					run[j].numbered = true
+				}
+				k++
+			}
+		}
+	}
 }
 
 // countingChain returns the lines of the longest chain of line numbers in

@@ -83,6 +83,7 @@ func readPDF(ctx context.Context, r io.ReaderAt, size int64, workers int, passwo
 			out.unreadable++
 		}
 	}
+	removeLaidLineNumbers(laid)
 	flags := findFurniture(laid)
 	out.lines, out.furniture = make([][]string, len(laid)), make([][]int, len(laid))
 	for i, runs := range laid {

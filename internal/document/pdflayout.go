@@ -23,6 +23,9 @@ type line struct {
 	text      string
 	group     int  // the baseline group it came from
 	table     bool // a row of a table (pdftable.go)
+	// numbered: the line had a margin line number (linenumbers.go),
+	// which text has and the inside of figures and tables has not.
+	numbered bool
 }
 
 // layoutPage turns a page's glyphs into lines of text in reading order:
@@ -412,8 +415,9 @@ func paragraphs(lines []line) []string {
 			wide := d > usual*1.45
 			sameAsBefore := prev > usual*1.45 && math.Abs(d-prev) < 0.05*d
 			// A table stands apart, its rows together; a heading from the
-			// text before and after it.
-			if d < -1 || wide && !sameAsBefore && !l.table || l.table != lines[i-1].table ||
+			// text before and after it; numbered text from unnumbered
+			// lines (a figure's) on a line-numbered page.
+			if d < -1 || wide && !sameAsBefore && !l.table || l.table != lines[i-1].table || l.numbered != lines[i-1].numbered ||
 				endsHeading(lines[i-1], l, full) || startsHeading(lines[i-1], l, full) {
 				out = append(out, "")
 			}
