@@ -181,12 +181,25 @@ func assertRationaleSections(t *testing.T, dir string, recs []requirement.Record
 			t.Fatal(err)
 		}
 		body := document.ChunkBody(string(file))
-		at, _, found := requirement.Find(body, cit.Quote)
-		if !found {
-			at = -1
+		got := strings.TrimSuffix(r.Rationale[i+len("Section: "):], ".")
+		// The quote may stand more than once (a sentence inside a longer
+		// one): the section of any place it stands in will do.
+		want := ""
+		for from := 0; ; {
+			at, end, found := requirement.Find(body[from:], cit.Quote)
+			if !found {
+				if from == 0 {
+					want = strings.Join(c.SectionAt(body, -1), document.SectionSeparator)
+				}
+				break
+			}
+			want = strings.Join(c.SectionAt(body, from+at), document.SectionSeparator)
+			if want == got {
+				break
+			}
+			from += end
 		}
-		want := strings.Join(c.SectionAt(body, at), document.SectionSeparator)
-		if got := strings.TrimSuffix(r.Rationale[i+len("Section: "):], "."); got != want {
+		if got != want {
 			if wrong++; wrong <= 5 {
 				t.Errorf("%s: the rationale names section %q, the quote stands in %q", r.ID, got, want)
 			}

@@ -14,7 +14,7 @@ type heading struct {
 	line   int // index in the text's lines
 	level  int
 	title  string
-	number []string // 3.2.1 → [3 2 1]; nil for named and Markdown headings
+	number []string // 3.2.1 → [3 2 1]; nil for named headings and unnumbered Markdown ones
 }
 
 var (
@@ -69,7 +69,14 @@ func findHeadingsAfter(lines []string, after []string, paged bool) []heading {
 		}
 		prevBlank := i == 0 || strings.TrimSpace(lines[i-1]) == "" || isMarker(lines[i-1])
 		if m := markdownRE.FindStringSubmatch(line); m != nil && markdown {
-			out = append(out, heading{line: i, level: len(m[1]), title: line})
+			// A numbered title keeps its number, so that "## 3. Groups"
+			// is the sibling of "2. Members", whatever level a section
+			// path gives that.
+			h := heading{line: i, level: len(m[1]), title: line}
+			if n := numberedRE.FindStringSubmatch(m[2]); n != nil && !(isLetterPart(n[1]) && n[2] == "") {
+				h.number = strings.Split(n[1], ".")
+			}
+			out = append(out, h)
 			continue
 		}
 		if leaderRE.MatchString(line) {
@@ -320,6 +327,12 @@ func SectionIn(path, body string, at int, paged bool) string {
 	// The line at holds the quote, not a heading above it.
 	lines = lines[:len(lines)-1]
 	for _, h := range findHeadingsAfter(lines, after, paged || slices.ContainsFunc(lines, isMarker)) {
+		if len(h.number) == 1 && after == nil && !strings.HasPrefix(h.title, "#") && listLike(h.title) {
+			// Within a part of a text that a numbering does not reach (an
+			// appendix), "3. Service Providers: Organizations that …" is
+			// an entry of a list, as the whole text's headings tell.
+			continue
+		}
 		title := HeadingTitle(h.title)
 		// The heading the path already names (the chunk's first line),
 		// with its level as the text shows it.
@@ -336,6 +349,13 @@ func SectionIn(path, body string, at int, paged bool) string {
 		titles[i] = HeadingTitle(h.title)
 	}
 	return strings.Join(titles, SectionSeparator)
+}
+
+// listLike reports whether a numbered line reads as a list entry rather
+// than a title: long, or a term and its definition after a colon.
+func listLike(title string) bool {
+	_, rest, colon := strings.Cut(title, ": ")
+	return utf8.RuneCountInString(title) > 60 || colon && len(strings.Fields(rest)) >= 4
 }
 
 // parseTitle reads a title of a section path as a heading: numbered and

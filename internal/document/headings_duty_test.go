@@ -87,6 +87,19 @@ Threats are listed below.
 			t.Errorf("%q: %q, want %q", quote, got, want)
 		}
 	}
+	// Numbered Markdown headings are siblings by their numbers, whatever
+	// depth the chunk's path gives the one it starts in.
+	numbered := "Members are listed.\n\n## 3. Groups\n\nGroups are listed.\n\n### 3.1 Nested groups\n\nNested.\n\n## Annex\n\nMore.\n"
+	for quote, want := range map[string]string{
+		"Members are": "Guide > 2. Members",
+		"Groups are":  "Guide > 3. Groups",
+		"Nested.":     "Guide > 3. Groups > 3.1 Nested groups",
+		"More.":       "Guide > Annex",
+	} {
+		if got := SectionIn("Guide > 2. Members", numbered, strings.Index(numbered, quote), false); got != want {
+			t.Errorf("%q: %q, want %q", quote, got, want)
+		}
+	}
 }
 
 // TestTableRowsAreNotHeadings checks two rows of a requirements table in a
