@@ -271,3 +271,31 @@ func TestPDFWorkersGiveTheSameText(t *testing.T) {
 		})
 	}
 }
+
+// TestDamagedPDF reads a PDF whose cross-reference table a download cut
+// off: its text is the text of the same file repaired, and a note says
+// what was done. A file cut in half, which no tool can repair, is refused
+// with what is wrong and what may repair it.
+func TestDamagedPDF(t *testing.T) {
+	t.Parallel()
+	damaged, err := Extract(corpusFile(t, "mqtt-v3.1.1-os.truncated.pdf"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Extract(corpusFile(t, "mqtt-v3.1.1-os.pdf"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if damaged.Text() != whole.Text() {
+		t.Error("the damaged copy's text differs from the repaired copy's")
+	}
+	if len(damaged.Notes) != 1 || !strings.Contains(damaged.Notes[0], "cross-reference table is damaged") || len(whole.Notes) != 0 {
+		t.Errorf("notes: damaged %q, whole %q", damaged.Notes, whole.Notes)
+	}
+	half := filepath.Join(t.TempDir(), "half.pdf")
+	data, _ := os.ReadFile(corpusFile(t, "mqtt-v3.1.1-os.pdf"))
+	os.WriteFile(half, data[:len(data)/3], 0o644)
+	if _, err := Extract(half, Options{}); err == nil || !strings.Contains(err.Error(), "not a readable PDF") || !strings.Contains(err.Error(), "qpdf") {
+		t.Errorf("a third of a PDF: %v", err)
+	}
+}

@@ -359,6 +359,9 @@ func extractPDF(ctx context.Context, r io.ReaderAt, size int64, workers int, pas
 	if read.unmapped > 0 {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("%s glyphs use fonts without a Unicode map and could not be turned into text", humanize.Int(read.unmapped)))
 	}
+	if read.repaired {
+		doc.Notes = append(doc.Notes, "the PDF's cross-reference table is damaged (a download cut off, say); it was rebuilt from the objects in the file, as PDF readers do")
+	}
 	if read.unreadable > 0 {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("the content of %s could not be read: the PDF is damaged", humanize.Plural(read.unreadable, "page")))
 	}

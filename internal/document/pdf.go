@@ -22,6 +22,9 @@ type pdfPages struct {
 	// unmapped counts the glyphs that could not be turned into text, and
 	// unreadable the pages whose content could not be read at all.
 	unmapped, unreadable int
+	// repaired: the file's cross-reference table was damaged and rebuilt
+	// (repairPDF).
+	repaired bool
 }
 
 // readPDF extracts the lines of every page, with up to workers pages read
@@ -39,10 +42,11 @@ func readPDF(ctx context.Context, r io.ReaderAt, size int64, workers int, passwo
 			out, err = pdfPages{}, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
 		}
 	}()
-	rd, err := openPDF(r, size, password)
+	rd, repaired, err := openPDF(r, size, password)
 	if err != nil {
 		return pdfPages{}, err
 	}
+	out.repaired = repaired
 	first := &pageWorker{objects: newObjectCache()}
 	list := pageList(first.objects, rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{}, workers)
 	if len(list) == 0 {
@@ -94,25 +98,32 @@ func readPDF(ctx context.Context, r io.ReaderAt, size int64, workers int, passwo
 
 // openPDF opens the PDF in r, decrypted when it is encrypted. A file
 // without encryption is opened once, as before there was decryption.
-func openPDF(r io.ReaderAt, size int64, password string) (*pdf.Reader, error) {
-	rd, err := pdf.NewReader(r, size)
+func openPDF(r io.ReaderAt, size int64, password string) (rd *pdf.Reader, repaired bool, err error) {
+	rd, err = pdf.NewReader(r, size)
 	switch {
 	case err == nil && rd.Trailer().Key("Encrypt").IsNull():
-		return rd, nil
+		return rd, false, nil
 	case err != nil && !mentionsEncrypt(r, size):
-		return nil, fmt.Errorf("not a readable PDF: %v", err)
+		fixed, rerr := repairPDF(r, size)
+		if rerr != nil {
+			return nil, false, fmt.Errorf("not a readable PDF: %v; rebuilding its cross-reference table failed too (%v) — if another program opens it, save it from there as a new PDF (qpdf in.pdf out.pdf repairs many such files)", err, rerr)
+		}
+		if rd, rerr = pdf.NewReader(bytes.NewReader(fixed), int64(len(fixed))); rerr != nil {
+			return nil, false, fmt.Errorf("not a readable PDF: %v; its rebuilt form cannot be read either (%v) — if another program opens it, save it from there as a new PDF", err, rerr)
+		}
+		return rd, true, nil
 	}
 	// Encrypted: the library may have refused its encryption, or opened
 	// it with a key it then uses wrongly (see decryptPDF).
 	plain, err := decryptPDF(r, size, password)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	rd, err = pdf.NewReader(bytes.NewReader(plain), int64(len(plain)))
 	if err != nil {
-		return nil, fmt.Errorf("not a readable PDF once decrypted: %v", err)
+		return nil, false, fmt.Errorf("not a readable PDF once decrypted: %v", err)
 	}
-	return rd, nil
+	return rd, false, nil
 }
 
 // pageWorker reads pages one after another and keeps what the next page

@@ -115,7 +115,7 @@ func CheckPassword(path, password string) (err error) {
 			err = nil // damaged
 		}
 	}()
-	if _, err := openPDF(f, fi.Size(), password); errors.Is(err, ErrPasswordNeeded) || errors.Is(err, ErrWrongPassword) {
+	if _, _, err := openPDF(f, fi.Size(), password); errors.Is(err, ErrPasswordNeeded) || errors.Is(err, ErrWrongPassword) {
 		return fmt.Errorf("%s: %w", filepath.Base(path), err)
 	}
 	return nil
