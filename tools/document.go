@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -45,7 +46,7 @@ func DocumentTools(in DocumentFiles, counter document.Counter) []Tool {
 	d := &docTools{files: in.Files, own: in.Own, inputs: in.Inputs, extracted: in.Extracted, count: counter}
 	return []Tool{
 		FuncResult("extract_document_text", "Extract the text of a source document (PDF, text, Markdown, HTML, DOCX) and write it next to it: input/doc.pdf → input/doc.txt. Pages start with lines '--- page N ---'; running headers, footers and page numbers are removed. Returns pages, characters, tokens and the output path.", d.extract),
-		FuncResult("chunk_document", "Split extracted text (or a source document, which is extracted first) into chunks along its sections: chunks/chunk_NNN.md and chunks/manifest.json (id, heading path, pages, lines, tokens). No chunk exceeds max_tokens (default 1500); sentences are never cut. Returns the chunk list.", d.chunk),
+		FuncResult("chunk_document", "Split extracted text (or a source document, which is extracted first) into chunks along its sections: chunks/chunk_NNN.md and chunks/manifest.json (id, heading path, pages, lines, tokens). No chunk exceeds max_tokens (default 1500); sentences are never cut. Returns the chunk list and the evidence found in the whole document (chunks/evidence.json): whether only upper-case keywords state requirements, the document's identifier schemes, and its informative parts.", d.chunk),
 	}
 }
 
@@ -209,7 +210,32 @@ func (d *docTools) chunk(ctx context.Context, a chunkArgs) (llm.ToolResult, erro
 	if err != nil {
 		return llm.ToolResult{}, err
 	}
-	return d.chunkList(source, docName, limit, man), nil
+	ev, err := d.writeEvidence(source, docName, text)
+	if err != nil {
+		return llm.ToolResult{}, err
+	}
+	res := d.chunkList(source, docName, limit, man)
+	res.Text += "\n" + ev.Summary(12) + " (All of it in " + document.EvidenceFile + ".)"
+	return res, nil
+}
+
+// writeEvidence surveys a document's whole text for the evidence of how
+// it states its requirements and keeps it in chunks/evidence.json, beside
+// the evidence of the job's other documents.
+func (d *docTools) writeEvidence(source, docName, text string) (document.Evidence, error) {
+	var list document.EvidenceList
+	if data, err := d.own.ReadInternal(document.EvidenceFile); err == nil {
+		if l, err := document.ParseEvidence(data); err == nil {
+			list = l
+		}
+	}
+	ev := document.Survey(text)
+	list.Put(document.DocumentEvidence{Document: docName, Source: source, Evidence: ev})
+	data, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return ev, err
+	}
+	return ev, d.own.WriteInternal(document.EvidenceFile, append(data, '\n'))
 }
 
 // replaceChunks writes the chunk files of one source and the manifest. The

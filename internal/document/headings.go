@@ -21,7 +21,7 @@ var (
 	markdownRE = regexp.MustCompile(`^(#{1,6})\s+(\S.*)$`)
 	// 3.2.1 Title, 4. Title, A.1. Title (RFC appendices)
 	numberedRE = regexp.MustCompile(`^((?:\d{1,3}|[A-Z])(?:\.\d{1,3})*)(\.?)\s+(\S.*)$`)
-	namedRE    = regexp.MustCompile(`^(?i:(part|teil|chapter|kapitel|section|abschnitt|unterabschnitt|article|artikel|art\.|annex|anhang|anlage|appendix)\s+([0-9]{1,3}[a-z]?|[IVXLC]{1,6}|[A-Z]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)|^§\s*\d{1,4}[a-z]?\b`)
+	namedRE    = regexp.MustCompile(`^(?i:(part|teil|chapter|kapitel|section|abschnitt|unterabschnitt|article|artikel|art\.|annex|anhang|anlage|appendix)\s+([0-9]{1,3}(?:\.[0-9]{1,3})*[a-z]?|[IVXLC]{1,6}|[A-Z]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)|^§\s*\d{1,4}[a-z]?\b`)
 	// AC-2 ACCOUNT MANAGEMENT: a control of a catalogue (NIST, CIS …)
 	controlRE  = regexp.MustCompile(`^[A-Z]{2,4}-\d{1,3}\s+[A-Z][A-Z0-9 ,/()—–-]{3,}$`)
 	appendixRE = regexp.MustCompile(`(?i)^(annex|anhang|anlage|appendix)\b`)
@@ -123,8 +123,49 @@ func findHeadingsAfter(lines []string, after []string, paged bool) []heading {
 		out = append(out, numbered[k])
 	}
 	slices.SortFunc(out, func(a, b heading) int { return a.line - b.line })
+	return dropContentsEntry(lines, out)
+}
+
+// dropContentsEntry leaves out the headings that follow the entries of a
+// table of contents and whose title stands again as a heading further
+// on: the table's last entry, whose page number stood apart ("Appendix E
+// - Contributors" at its end), not the section, which the first heading
+// after a table of contents usually is.
+func dropContentsEntry(lines []string, heads []heading) []heading {
+	var out []heading
+	for i, h := range heads {
+		if afterContents(lines, h.line) && slices.ContainsFunc(heads[i+1:], func(later heading) bool {
+			return HeadingTitle(later.title) == HeadingTitle(h.title)
+		}) {
+			continue
+		}
+		out = append(out, h)
+	}
 	return out
 }
+
+// afterContents reports whether line i follows entries of a table of
+// contents (dot leaders, page numbers) with at most blank lines and a
+// page number between: the last entry of a table whose page number stood
+// apart ("Appendix E - Contributors" at its end) is no heading either.
+func afterContents(lines []string, i int) bool {
+	for j, seen := i-1, 0; j >= 0 && seen < 3; j-- {
+		t := strings.TrimSpace(lines[j])
+		switch {
+		case t == "" || isMarker(t):
+			continue
+		case leaderRE.MatchString(t):
+			return true
+		case bareNumberRE.MatchString(t):
+			seen++
+			continue
+		}
+		return false
+	}
+	return false
+}
+
+var bareNumberRE = regexp.MustCompile(`^\d{1,4}$`)
 
 // minSectionGap is how many lines apart two headings of the same level
 // must be: list items and tables of contents are closer.

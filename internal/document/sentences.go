@@ -138,17 +138,31 @@ func sentenceEnd(text string, i int, opts SentenceOptions) (int, bool) {
 		return 0, false
 	}
 	pageBreak := markerLine(text[k:])
+	after := k // where the text goes on, past a page break
 	if pageBreak && !opts.PageBreakEnds {
-		return 0, false // the sentence may go on after the page break
+		// The sentence ends where the next page starts as a sentence
+		// does; it goes on when the page starts in lower case.
+		nl := strings.IndexByte(text[k:], '\n')
+		if nl < 0 {
+			return 0, false
+		}
+		after = k + nl
+		for after < len(text) && isBlank(text[after]) {
+			after++
+		}
+		if after >= len(text) || markerLine(text[after:]) {
+			return 0, false
+		}
+		pageBreak = false
 	}
-	next, _ := utf8.DecodeRuneInString(text[k:])
+	next, _ := utf8.DecodeRuneInString(text[after:])
 	if c == ':' {
 		return j, lineEnd && (listMarkerRE.MatchString(text[k:]) || unicode.IsUpper(next))
 	}
 	if !pageBreak && !unicode.IsUpper(next) && !unicode.IsDigit(next) && !strings.ContainsRune(`"'“„(•[§`, next) {
 		return 0, false
 	}
-	if c == '.' && abbreviation(text[:i], text[k:], opts.NumbersEnd) {
+	if c == '.' && abbreviation(text[:i], text[after:], opts.NumbersEnd) {
 		return 0, false
 	}
 	return j, true

@@ -34,7 +34,10 @@ func TestSentences(t *testing.T) {
 			"• Key B MAY be dropped.",
 			"Am 1. Oktober 2019 gilt das.",
 			"It ends in 2019.",
-			"It ends.\n--- page 5 ---\nNext page.",
+			// A page that starts as a sentence does starts one; "The
+			// archive" goes on over page 4, which starts in lower case.
+			"It ends.",
+			"--- page 5 ---\nNext page.",
 			"New paragraph.",
 		}},
 	}
