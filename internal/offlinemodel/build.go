@@ -39,8 +39,9 @@ var (
 	citesGDPRRE = regexp.MustCompile(`(?i)\bDSGVO\b|\bGDPR\b|\b2016/679\b|Datenschutz-Grundverordnung|General Data Protection Regulation`)
 )
 
-// buildDraft turns a classified sentence into a requirement.
-func buildDraft(text, doc, chunk, heading string, f finding, p profile) draft {
+// buildDraft turns a classified sentence into a requirement; evidence
+// says what of the document's evidence made it one or gave its id.
+func buildDraft(text, doc, chunk, heading string, f finding, p profile, evidence []string) draft {
 	d := draft{
 		Title:      title(text),
 		Text:       text,
@@ -75,8 +76,11 @@ func buildDraft(text, doc, chunk, heading string, f finding, p profile) draft {
 		add("GDPR")
 	}
 	where := ""
+	if len(evidence) > 0 {
+		where = " Evidence: " + strings.Join(evidence, "; ") + "."
+	}
 	if heading != "" {
-		where = " Section: " + heading + "."
+		where += " Section: " + heading + "."
 	}
 	d.Rationale = fmt.Sprintf("%q is %s.%s", f.cue, f.note, where)
 	return d
@@ -93,6 +97,13 @@ func category(s string) string {
 	}
 	return "functional"
 }
+
+// keywordCue reports whether a cue is an upper-case keyword of BCP 14.
+func keywordCue(cue string) bool {
+	return cue != "" && cue == strings.ToUpper(cue) && keywordsInRE.MatchString(cue)
+}
+
+var keywordsInRE = regexp.MustCompile(`^(?:MUST|SHALL|SHOULD|MAY|REQUIRED|RECOMMENDED|OPTIONAL)(?: NOT)?$`)
 
 // title is the beginning of the sentence, at most 80 characters, cut at a
 // word.

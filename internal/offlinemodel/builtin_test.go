@@ -84,20 +84,20 @@ func TestClassify(t *testing.T) {
 
 func TestProfile(t *testing.T) {
 	t.Parallel()
-	rfc := makeProfile("rfc.txt", "Internet Engineering Task Force (IETF)\nRequest for Comments: 9000\n...\nThe key words \"MUST\", \"MUST NOT\" ... are to be interpreted as described in BCP\n   14 [RFC2119].\nEndpoints MUST do this.")
+	rfc := makeProfile("rfc.txt", "Internet Engineering Task Force (IETF)\nRequest for Comments: 9000\n...\nThe key words \"MUST\", \"MUST NOT\" ... are to be interpreted as described in BCP\n   14 [RFC2119].\nEndpoints MUST do this.", nil)
 	if !rfc.UpperOnly || rfc.Identifier != "RFC 9000" || rfc.Language != "English" {
 		t.Errorf("rfc profile = %+v", rfc)
 	}
-	nist := makeProfile("sp.pdf", "NIST Special Publication 800-63B\nThe verifier SHALL do X. The CSP SHALL do Y. It SHOULD do Z. They SHALL NOT. It MUST. Also SHALL.")
+	nist := makeProfile("sp.pdf", "NIST Special Publication 800-63B\nThe verifier SHALL do X. The CSP SHALL do Y. It SHOULD do Z. They SHALL NOT. It MUST. Also SHALL.", nil)
 	if !nist.UpperOnly || nist.Identifier != "NIST SP 800-63B" {
 		t.Errorf("nist profile = %+v", nist)
 	}
-	gobd := makeProfile("GoBD.pdf", "Grundsätze zur ordnungsmäßigen Führung (GoBD). Die Belege sind aufzubewahren und der Steuerpflichtige muss das nicht tun.")
+	gobd := makeProfile("GoBD.pdf", "Grundsätze zur ordnungsmäßigen Führung (GoBD). Die Belege sind aufzubewahren und der Steuerpflichtige muss das nicht tun.", nil)
 	if gobd.UpperOnly || gobd.Language != "German" || gobd.Identifier != "GoBD" {
 		t.Errorf("gobd profile = %+v", gobd)
 	}
 	// An identifier broken across lines on the title page stays one line.
-	rev := makeProfile("sp171.pdf", "NIST Special Publication 800-171\nRevision 1\nProtecting Controlled Unclassified Information. The system shall limit access.")
+	rev := makeProfile("sp171.pdf", "NIST Special Publication 800-171\nRevision 1\nProtecting Controlled Unclassified Information. The system shall limit access.", nil)
 	if rev.Identifier != "NIST SP 800-171 Revision 1" {
 		t.Errorf("identifier = %q", rev.Identifier)
 	}
@@ -112,7 +112,7 @@ func TestBuildDraft(t *testing.T) {
 	t.Parallel()
 	p := profile{Document: "p.pdf", Language: "German", Identifier: "GoBD"}
 	f, _ := classify("Buchungsbelege sind zehn Jahre lang unveränderbar aufzubewahren.", false)
-	d := buildDraft("Buchungsbelege sind zehn Jahre lang unveränderbar aufzubewahren.", "p.pdf", "chunk_003", "5 Pflichten", f, p)
+	d := buildDraft("Buchungsbelege sind zehn Jahre lang unveränderbar aufzubewahren.", "p.pdf", "chunk_003", "5 Pflichten", f, p, nil)
 	if d.Type != "obligation" || d.Category != "compliance" || d.Priority != "high" || len(d.Frameworks) != 1 || d.Frameworks[0] != "GoBD" ||
 		!strings.Contains(d.Rationale, "sind … aufzubewahren") || !strings.Contains(d.Rationale, "Section: 5 Pflichten.") {
 		t.Errorf("draft = %+v", d)

@@ -8,6 +8,7 @@ import (
 
 	"creator/compaction"
 	"creator/internal/agent"
+	"creator/internal/document"
 	"creator/internal/llm"
 	"creator/planner"
 	"creator/tools"
@@ -632,6 +633,27 @@ func (c *conversation) profileReads(f *facts, k int) (head, sample map[string]st
 		}
 	}
 	return head, sample, len(head) > 0
+}
+
+// evidenceRead is the evidence of each document, by name, as the latest
+// step read chunks/evidence.json; none when it did not (a job chunked
+// before there was evidence).
+func (c *conversation) evidenceRead() map[string]document.Evidence {
+	out := map[string]document.Evidence{}
+	if len(c.steps) == 0 {
+		return out
+	}
+	for _, cr := range c.steps[len(c.steps)-1].calls {
+		if cr.call.Name != "read_file" || !cr.ok || cr.path() != document.EvidenceFile {
+			continue
+		}
+		if list, err := document.ParseEvidence([]byte(fileContent(cr))); err == nil {
+			for _, d := range list.Documents {
+				out[d.Document] = d.Evidence
+			}
+		}
+	}
+	return out
 }
 
 // profileLost reports whether the newest read of notes/document.md failed

@@ -385,18 +385,23 @@ func (m *Model) profileWrite(st *conversation, f *facts) (llm.ToolCall, bool) {
 	if !ok {
 		return llm.ToolCall{}, false
 	}
+	evidence := st.evidenceRead()
 	var b strings.Builder
 	b.WriteString("# Document profile\n\nHow each document writes its requirements; the rules for finding them follow from it.\n\n")
 	for _, d := range f.inputs {
-		b.WriteString(makeProfile(d, texts[d], samples[d]).render() + "\n")
+		var ev *document.Evidence
+		if e, ok := evidence[d]; ok {
+			ev = &e
+		}
+		b.WriteString(makeProfile(d, texts[d], ev, samples[d]).render() + "\n")
 	}
 	return call("write_file", map[string]any{"path": "notes/document.md", "content": b.String()}), true
 }
 
 // profileChunkReads read the first chunks of each document, which the
-// profile is made from.
+// profile is made from, and the evidence found in the whole of each.
 func (m *Model) profileChunkReads(f *facts) []llm.ToolCall {
-	var calls []llm.ToolCall
+	calls := []llm.ToolCall{call("read_file", map[string]any{"path": document.EvidenceFile, "limit": 5000})}
 	for _, d := range f.inputs {
 		rng, ok := f.chunked[d]
 		if !ok {
@@ -634,12 +639,19 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 		all = append(all, blockStatements(body, bs)...)
 		rows, rowSpans := tableRows(body, bs, p)
 		all = append(all, rows...)
-		all = append(all, cueSentences(body, bs, rowSpans, p)...)
+		tagged, tagSpans := taggedStatements(body, bs, p)
+		all = append(all, tagged...)
+		all = append(all, cueSentences(body, bs, append(rowSpans, tagSpans...), p)...)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].s.start < all[j].s.start })
 	var out []draft
 	seen := map[string]bool{}
 	for _, x := range all {
+		// The section the quote stands in: a chunk may hold several.
+		section := document.SectionIn(c.heading, c.body, x.s.start, c.firstPage > 0)
+		if !p.applyEvidence(&x, section) {
+			continue // in a part the document marks informative
+		}
 		// Rows that begin alike are told apart by their whole text.
 		key := x.quote + "\x00" + x.text
 		if len(strings.Fields(x.quote)) < 4 && x.text == "" || seen[key] || strings.Contains(x.text+x.quote, tools.LineCut) {
@@ -650,9 +662,10 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 		if x.text != "" {
 			text = x.text
 		}
-		// The section the quote stands in: a chunk may hold several.
-		section := document.SectionIn(c.heading, c.body, x.s.start, c.firstPage > 0)
-		d := buildDraft(text, c.doc, chunkID(c.n), section, x.f, p)
+		if p.KeywordsWhy != "" && keywordCue(x.f.cue) {
+			x.evidence = append([]string{p.KeywordsWhy}, x.evidence...)
+		}
+		d := buildDraft(text, c.doc, chunkID(c.n), section, x.f, p, x.evidence)
 		d.Citations[0].Quote = x.quote
 		for _, q := range x.more {
 			d.Citations = append(d.Citations, requirement.Citation{Document: c.doc, Chunk: chunkID(c.n), Quote: q})
@@ -690,6 +703,19 @@ type found struct {
 	levels string
 	// attrs are other columns of the row or rule (a rule's severity).
 	attrs map[string]string
+	// fromTable: a row of a table, whose id is its id cell's text.
+	fromTable bool
+	// evidence says what of the document's evidence made it a
+	// requirement or gave its id, for the rationale.
+	evidence []string
+}
+
+// setAttr sets an attribute of a found requirement.
+func (x *found) setAttr(name, value string) {
+	if x.attrs == nil {
+		x.attrs = map[string]string{}
+	}
+	x.attrs[name] = value
 }
 
 // span is a byte range of a chunk.
@@ -764,7 +790,9 @@ func cueSentences(text string, bs []block, rows []span, p profile) []found {
 			s = stripLead(s)
 			quote := requirement.Clean(s.text)
 			if f, ok := classify(quote, p.UpperOnly); ok {
-				out = append(out, found{s: s, quote: quote, f: f})
+				x := found{s: s, quote: quote, f: f}
+				withLeadIn(text, &x)
+				out = append(out, x)
 			}
 		}
 	}

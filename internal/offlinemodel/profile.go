@@ -3,8 +3,10 @@ package offlinemodel
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
+	"creator/internal/document"
 	"creator/internal/humanize"
 )
 
@@ -21,6 +23,12 @@ type profile struct {
 	// its layout rather than its sentences: shapeTable or shapeRules, else
 	// shapeProse (see shape.go).
 	Shape string
+	// Evidence is what the document layer found in the whole document
+	// (chunks/evidence.json): KeywordsWhy says why upper-case keywords
+	// alone are normative, IDSchemes and Informative as found.
+	KeywordsWhy string
+	IDSchemes   []document.IDScheme
+	Informative []document.Part
 }
 
 var (
@@ -38,8 +46,9 @@ var (
 
 // makeProfile studies the first chunks of a document; sample is text
 // from further in, where a document's tables or rules may only begin after
-// its front matter.
-func makeProfile(doc, text string, sample ...string) profile {
+// its front matter. ev, when known, is the evidence found in the whole
+// document, which decides the keyword convention.
+func makeProfile(doc, text string, ev *document.Evidence, sample ...string) profile {
 	p := profile{Document: doc, Language: "English"}
 	if len(germanRE.FindAllString(text, -1)) > len(englishRE.FindAllString(text, -1)) {
 		p.Language = "German"
@@ -65,7 +74,15 @@ func makeProfile(doc, text string, sample ...string) profile {
 	p.Identifier = humanize.OneLine(p.Identifier)
 	upper := len(upperRE.FindAllString(text, -1))
 	lower := len(lowerModalRE.FindAllString(text, -1))
+	if ev != nil {
+		p.IDSchemes, p.Informative = ev.IDSchemes, ev.Informative
+	}
 	switch {
+	case ev != nil && p.Language == "English" && ev.Keywords.UpperOnly:
+		p.UpperOnly, p.KeywordsWhy = true, ev.Keywords.Why()
+		p.Reason = p.KeywordsWhy + ": its upper-case keywords (MUST, SHALL, SHOULD, MAY) carry the requirements"
+	case ev != nil && p.Language == "English":
+		p.Reason = "ordinary modal verbs carry the requirements: must, shall, should, may"
 	case p.Language == "English" && upper >= 2 && declarationRE.MatchString(text):
 		p.UpperOnly, p.Reason = true, "the document declares that its upper-case keywords (MUST, SHALL, SHOULD, MAY) carry the requirements"
 	case p.Language == "English" && upper >= 5 && upper >= lower:
@@ -104,22 +121,68 @@ func (p profile) render() string {
 		shape = shapeProse
 	}
 	// One line a field: parseProfiles reads them back line by line.
-	return fmt.Sprintf("## %s\n\n- Language: %s\n- Identifier: %s\n- Convention: %s\n- Shape: %s\n- Why: %s\n",
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\n\n- Language: %s\n- Identifier: %s\n- Convention: %s\n- Shape: %s\n- Why: %s\n",
 		humanize.OneLine(p.Document), humanize.OneLine(p.Language), humanize.OneLine(id), conv, shape, humanize.OneLine(p.Reason))
+	if p.KeywordsWhy != "" {
+		fmt.Fprintf(&b, "- Keywords: %s\n", humanize.OneLine(p.KeywordsWhy))
+	}
+	for _, s := range p.IDSchemes {
+		fmt.Fprintf(&b, "- Ids: %s %s (%d ids, e.g. %s)\n", s.Role, s.Pattern, s.Distinct, humanize.OneLine(strings.Join(s.Examples, ", ")))
+	}
+	for _, part := range p.Informative {
+		fmt.Fprintf(&b, "- Informative: %s — %s\n", humanize.OneLine(part.Title), humanize.OneLine(part.Why))
+	}
+	return b.String()
 }
 
-var profileSectionRE = regexp.MustCompile(`(?m)^## (.+)\n\n- Language: (\w+)\n- Identifier: (.+)\n- Convention: ([\w-]+)\n(?:- Shape: ([\w-]+)\n)?`)
+var (
+	profileSectionRE = regexp.MustCompile(`(?m)^## (.+)\n\n- Language: (\w+)\n- Identifier: (.+)\n- Convention: ([\w-]+)\n(?:- Shape: ([\w-]+)\n)?`)
+	profileFieldRE   = regexp.MustCompile(`^- (Keywords|Ids|Informative): (.+)$`)
+	profileIDsRE     = regexp.MustCompile(`^(\w+) (\S+) \((\d+) ids, e\.g\. (.*)\)$`)
+	profileInfRE     = regexp.MustCompile(`^(.*) — (it.*)$`)
+)
 
 // parseProfiles reads notes/document.md as written by render.
 func parseProfiles(text string) map[string]profile {
 	out := map[string]profile{}
-	for _, m := range profileSectionRE.FindAllStringSubmatch(text, -1) {
-		p := profile{Document: m[1], Language: m[2], Identifier: m[3], UpperOnly: m[4] == "upper-case-keywords"}
-		if m[5] != shapeProse {
-			p.Shape = m[5]
+	ms := profileSectionRE.FindAllStringSubmatchIndex(text, -1)
+	for k, at := range ms {
+		m := func(g int) string {
+			if at[2*g] < 0 {
+				return ""
+			}
+			return text[at[2*g]:at[2*g+1]]
+		}
+		p := profile{Document: m(1), Language: m(2), Identifier: m(3), UpperOnly: m(4) == "upper-case-keywords"}
+		if m(5) != shapeProse {
+			p.Shape = m(5)
 		}
 		if p.Identifier == "-" {
 			p.Identifier = ""
+		}
+		end := len(text)
+		if k+1 < len(ms) {
+			end = ms[k+1][0]
+		}
+		for _, line := range strings.Split(text[at[1]:end], "\n") {
+			f := profileFieldRE.FindStringSubmatch(line)
+			if f == nil {
+				continue
+			}
+			switch f[1] {
+			case "Keywords":
+				p.KeywordsWhy = f[2]
+			case "Ids":
+				if g := profileIDsRE.FindStringSubmatch(f[2]); g != nil {
+					n, _ := strconv.Atoi(g[3])
+					p.IDSchemes = append(p.IDSchemes, document.IDScheme{Role: g[1], Pattern: g[2], Distinct: n, Examples: strings.Split(g[4], ", ")})
+				}
+			case "Informative":
+				if g := profileInfRE.FindStringSubmatch(f[2]); g != nil {
+					p.Informative = append(p.Informative, document.Part{Title: g[1], Why: g[2]})
+				}
+			}
 		}
 		out[p.Document] = p
 	}

@@ -79,7 +79,7 @@ func TestFrameworksTheDocumentIs(t *testing.T) {
 		if !ok {
 			t.Fatalf("%q: no requirement", c.text)
 		}
-		d := buildDraft(c.text, c.p.Document, "chunk_001", "", f, c.p)
+		d := buildDraft(c.text, c.p.Document, "chunk_001", "", f, c.p, nil)
 		if got := strings.Join(d.Frameworks, ", "); got != c.want {
 			t.Errorf("%q in %s: frameworks %q, want %q", c.text, c.p.Document, got, c.want)
 		}

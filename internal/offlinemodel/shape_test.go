@@ -10,7 +10,7 @@ func TestShapeProfileRoundTrip(t *testing.T) {
 	table := "Intro text.\n\n1.1.1 Verify that a is b for c. 1\n1.1.2 Ensure that d is e. 2\nC.4 Verify that f is g and h. 3\n"
 	rules := "Group ID (Vulid): V-1\nRule ID: SV-1r1_rule\nSeverity: CAT II\nRule Title: The server must log.\n\nCheck Content:\nIf not, this is a finding.\n\nGroup ID (Vulid): V-2\nRule ID: SV-2r1_rule\nSeverity: CAT I\nRule Title: The server must not listen.\n\nCheck Content:\nIf it does, this is a finding.\n"
 	for text, want := range map[string]string{table: shapeTable, rules: shapeRules, "The system must do X. It should do Y.": ""} {
-		p := makeProfile("d.pdf", text)
+		p := makeProfile("d.pdf", text, nil)
 		back := parseProfiles(p.render())["d.pdf"]
 		if p.Shape != want && !(want == "" && p.Shape == shapeProse) || back.Shape != want {
 			t.Errorf("shape %q, read back %q, want %q", p.Shape, back.Shape, want)

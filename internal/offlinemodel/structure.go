@@ -69,8 +69,16 @@ func itemKind(line string) *regexp.Regexp {
 // Label words that make a block informative or normative, whole words
 // only ("Change Controller:" in a definition list is neither).
 var (
-	informativeLabelRE = regexp.MustCompile(`(?i)\b(guidance|discussion|notes?|rationale|examples?|references?|priority|baselines?|related|sources?|background|purpose|scope|other information)\b`)
-	normativeLabelRE   = regexp.MustCompile(`(?i)\b(controls?|requirements?|enhancements?|statements?|obligations?)\b`)
+	informativeLabelRE = regexp.MustCompile(`(?i)\b(guidance|discussion|notes?|rationale|examples?|references?|priority|baselines?|related|sources?|background|purpose|scope|other information|non[- ]?normative|informative)\b`)
+	// A line that labels what follows as informative, in any case: "Non
+	// normative comment", "Informative note".
+	bulletRE          = regexp.MustCompile(`^[-*•◦▪–]\s+`)
+	informativeLineRE = regexp.MustCompile(`(?i)^(?:non[- ]?normative|informative)(?: [a-z]+){0,3}$`)
+	// An aside's title on a line of its own ("Note", "Example 3",
+	// "Editor's note"): it speaks for its paragraph, not for the text
+	// after it.
+	asideLineRE      = regexp.MustCompile(`(?i)^(?:[\w']+ )?(?:notes?|examples?|tips?|warnings?|cautions?|hints?)(?: \d{1,3})?$`)
+	normativeLabelRE = regexp.MustCompile(`(?i)\b(controls?|requirements?|enhancements?|statements?|obligations?)\b`)
 )
 
 // labelKind classifies a block by its label.
@@ -118,13 +126,19 @@ func blocks(text string) []block {
 		}
 		after := blank
 		blank = false
+		// A bulleted item led by a label is labelled as a line is: "-
+		// Note: …" (numbered and lettered items are statements).
+		item := len(bulletRE.FindString(trimmed))
+		if item > 0 && !labelRE.MatchString(trimmed[item:]) {
+			item = 0
+		}
 		switch {
-		case labelRE.MatchString(trimmed):
+		case labelRE.MatchString(trimmed[item:]):
 			cur.end = pos
 			out = append(out, cur)
-			label := labelRE.FindStringSubmatch(trimmed)
-			cur = block{kind: labelKind(label[1]), start: pos, body: pos + lead + len(label[1]) + 1,
-				content: strings.TrimSpace(trimmed[len(label[0]):]) != "", label: label[1], control: control}
+			label := labelRE.FindStringSubmatch(trimmed[item:])
+			cur = block{kind: labelKind(label[1]), start: pos, body: pos + lead + item + len(label[1]) + 1,
+				content: strings.TrimSpace(trimmed[item+len(label[0]):]) != "", label: label[1], control: control}
 			if cur.kind == normative && titleRE.MatchString(strings.TrimSpace(trimmed[len(label[0]):])) {
 				// A document's title and subtitle ("Security Controls: A
 				// Practical Guide") are no label.
@@ -133,12 +147,15 @@ func blocks(text string) []block {
 			if cur.kind == normative {
 				marker = nil
 			}
-		case labelLineRE.MatchString(trimmed) && labelKind(trimmed) != neutral:
+		case labelLineRE.MatchString(trimmed) && labelKind(trimmed) != neutral || informativeLineRE.MatchString(trimmed) || asideLineRE.MatchString(trimmed):
 			// A label on a line of its own ("Basic Security Requirements",
-			// "Discussion"): the block starts on the next line.
+			// "Discussion"): the block starts on the next line. One that
+			// says "non-normative" speaks for its paragraph only ("Non
+			// normative comment" between statements).
 			cur.end = pos
 			out = append(out, cur)
-			cur = block{kind: labelKind(trimmed), start: pos, body: pos + len(line), lineLabel: true, label: trimmed, control: control}
+			cur = block{kind: labelKind(trimmed), start: pos, body: pos + len(line), label: trimmed, control: control,
+				lineLabel: !informativeLineRE.MatchString(trimmed) && !asideLineRE.MatchString(trimmed)}
 			marker = nil
 		case catalogHeadingRE.MatchString(trimmed):
 			cur.end = pos

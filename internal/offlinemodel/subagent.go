@@ -167,7 +167,7 @@ func (m *Model) subagent(req llm.Request) (string, []llm.ToolCall, error) {
 			return "Reading the document profile: the note has none.", []llm.ToolCall{call("read_file", map[string]any{"path": "notes/document.md"})}, nil
 		}
 		// No profile anywhere: one from the chunk itself.
-		profiles = map[string]profile{ch.doc: makeProfile(ch.doc, ch.body)}
+		profiles = map[string]profile{ch.doc: makeProfile(ch.doc, ch.body, nil)}
 	}
 	if !st.worked() {
 		calls, found := st.cover(f, ch, profiles)

@@ -376,7 +376,7 @@ func tableFindings(text string, normativeAt func(int) bool) (out []found, reqTab
 			default:
 				continue // no duty: a description, a title
 			}
-			x := found{s: sentence{text: tc.text, start: r.line.from + tc.at}, quote: q, text: q, f: f, attrs: map[string]string{}}
+			x := found{s: sentence{text: tc.text, start: r.line.from + tc.at}, quote: q, text: q, f: f, attrs: map[string]string{}, fromTable: true}
 			for j, c := range r.cells {
 				switch {
 				case j == textCol || c.text == "":

@@ -140,7 +140,7 @@ func TestProseWithTable(t *testing.T) {
 		"| 2 | Shred printed customer data after use. | All staff |\n\n" +
 		"| Term | Meaning |\n|---|---|\n| Visitor | A person who must be accompanied by a member of staff. |\n| Desk | The place where the member of staff works. |\n\n" +
 		"The policy was approved by the board in March.\n"
-	p := makeProfile("policy.md", body)
+	p := makeProfile("policy.md", body, nil)
 	if p.Shape != shapeProse {
 		t.Fatalf("shape %q, want prose", p.Shape)
 	}
