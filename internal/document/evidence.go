@@ -18,7 +18,13 @@ import (
 // sections, change logs, summaries that restate the body). Rules come
 // from this evidence, never from a document's name or wording.
 type Evidence struct {
-	Keywords    Keywords   `json:"keywords"`
+	Keywords Keywords `json:"keywords"`
+	// Asides is the sentence that declares the document's notes or
+	// examples non-normative ("… all authoring guidelines, diagrams,
+	// examples, and notes in this specification are non-normative"), ""
+	// when it declares nothing of them: then a note that uses a keyword
+	// states a requirement by it.
+	Asides      string     `json:"asides,omitempty"`
 	IDSchemes   []IDScheme `json:"id_schemes,omitempty"`
 	Informative []Part     `json:"informative,omitempty"`
 }
@@ -59,6 +65,7 @@ func Survey(text string) Evidence {
 	outline := outlineOf(lines)
 	return Evidence{
 		Keywords:    surveyKeywords(lines),
+		Asides:      surveyAsides(lines),
 		IDSchemes:   surveyIDSchemes(lines, outline),
 		Informative: surveyInformative(lines, outline),
 	}
@@ -106,6 +113,28 @@ func surveyKeywords(lines []string) Keywords {
 	k.Upper, k.Lower = max(k.Upper, 0), max(k.Lower, 0)
 	k.UpperOnly = k.Declaration != "" && k.Upper >= 2 || k.Upper >= 5 && k.Upper >= k.Lower
 	return k
+}
+
+// asidesRE declares notes or examples non-normative.
+var asidesRE = regexp.MustCompile(`(?i)\b(?:notes|examples)\b[^.]{0,80}\b(?:are|is) (?:all )?(?:non[- ]?normative|informative)\b|\b(?:non[- ]?normative|informative)\b[^.]{0,20}\b(?:are|is)\b[^.]{0,40}\b(?:notes|examples)\b`)
+
+// surveyAsides finds the sentence that declares notes or examples
+// non-normative, over a line break too.
+func surveyAsides(lines []string) string {
+	for i := range lines {
+		two := strings.Join(strings.Fields(lines[i]+" "+lineAt(lines, i+1)), " ")
+		if loc := asidesRE.FindStringIndex(two); loc != nil && loc[0] < len(strings.TrimSpace(lines[i]))+1 {
+			return sentenceAround(two, asidesRE)
+		}
+	}
+	return ""
+}
+
+func lineAt(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return ""
 }
 
 // sentenceAround is the sentence of a paragraph that holds re's match.

@@ -635,7 +635,7 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 	case shapeSpec:
 		all = append(all, specItems(body, c.heading, p)...)
 	default:
-		bs := blocks(body)
+		bs := keywordNotes(blocks(body), p)
 		all = append(all, blockStatements(body, bs)...)
 		rows, rowSpans := tableRows(body, bs, p)
 		all = append(all, rows...)

@@ -27,6 +27,9 @@ type profile struct {
 	// (chunks/evidence.json): KeywordsWhy says why upper-case keywords
 	// alone are normative, IDSchemes and Informative as found.
 	KeywordsWhy string
+	// Asides is the document's sentence that declares its notes or
+	// examples non-normative, "" when there is none.
+	Asides      string
 	IDSchemes   []document.IDScheme
 	Informative []document.Part
 }
@@ -75,7 +78,7 @@ func makeProfile(doc, text string, ev *document.Evidence, sample ...string) prof
 	upper := len(upperRE.FindAllString(text, -1))
 	lower := len(lowerModalRE.FindAllString(text, -1))
 	if ev != nil {
-		p.IDSchemes, p.Informative = ev.IDSchemes, ev.Informative
+		p.IDSchemes, p.Informative, p.Asides = ev.IDSchemes, ev.Informative, ev.Asides
 	}
 	switch {
 	case ev != nil && p.Language == "English" && ev.Keywords.UpperOnly:
@@ -127,6 +130,9 @@ func (p profile) render() string {
 	if p.KeywordsWhy != "" {
 		fmt.Fprintf(&b, "- Keywords: %s\n", humanize.OneLine(p.KeywordsWhy))
 	}
+	if p.Asides != "" {
+		fmt.Fprintf(&b, "- Asides: %s\n", humanize.OneLine(p.Asides))
+	}
 	for _, s := range p.IDSchemes {
 		fmt.Fprintf(&b, "- Ids: %s %s (%d ids, e.g. %s)\n", s.Role, s.Pattern, s.Distinct, humanize.OneLine(strings.Join(s.Examples, ", ")))
 	}
@@ -138,7 +144,7 @@ func (p profile) render() string {
 
 var (
 	profileSectionRE = regexp.MustCompile(`(?m)^## (.+)\n\n- Language: (\w+)\n- Identifier: (.+)\n- Convention: ([\w-]+)\n(?:- Shape: ([\w-]+)\n)?`)
-	profileFieldRE   = regexp.MustCompile(`^- (Keywords|Ids|Informative): (.+)$`)
+	profileFieldRE   = regexp.MustCompile(`^- (Keywords|Asides|Ids|Informative): (.+)$`)
 	profileIDsRE     = regexp.MustCompile(`^(\w+) (\S+) \((\d+) ids, e\.g\. (.*)\)$`)
 	profileInfRE     = regexp.MustCompile(`^(.*) — (it.*)$`)
 )
@@ -173,6 +179,8 @@ func parseProfiles(text string) map[string]profile {
 			switch f[1] {
 			case "Keywords":
 				p.KeywordsWhy = f[2]
+			case "Asides":
+				p.Asides = f[2]
 			case "Ids":
 				if g := profileIDsRE.FindStringSubmatch(f[2]); g != nil {
 					n, _ := strconv.Atoi(g[3])

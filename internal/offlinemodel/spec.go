@@ -260,7 +260,7 @@ func numberedItems(text string, p profile) []found {
 // an offset: in a requirements section every statement is one, in a
 // descriptive section "will" only foretells.
 func otherSentences(text string, skip []span, p profile, kindOf func(int) blockKind) []found {
-	bs := blocks(text)
+	bs := keywordNotes(blocks(text), p)
 	m := masked(text, skip)
 	var out []found
 	for _, sp := range document.Sentences(m, document.SentenceOptions{ListsEnd: true, NumbersEnd: true}) {

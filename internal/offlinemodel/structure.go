@@ -1,6 +1,7 @@
 package offlinemodel
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -38,7 +39,7 @@ var (
 	numberItemRE = regexp.MustCompile(`^\(\d{1,2}\)\s+\S`)
 	clauseItemRE = regexp.MustCompile(`^\d{1,2}(?:\.\d{1,2}){1,3}\.?\s+\S`)
 	// A sub-item of an item: "(a) ", "(iv) ", "1. ".
-	subItemRE = regexp.MustCompile(`^(?:\((?:[a-z]|[ivx]{1,4})\)|\d{1,2}\.)\s+\S`)
+	subItemRE = regexp.MustCompile(`^(?:\((?:[a-z]|[ivx]{1,4})\)|\d{1,2}\.|[-•–])\s+\S`)
 	// A control's numbered title in ordinary case ("5.1 Policies for
 	// information security"): it names the control whose statement
 	// follows, and ends the guidance of the control before it.
@@ -103,6 +104,28 @@ type block struct {
 	// control is the id of the control the block belongs to ("AC-2",
 	// "5.1"), from the heading before it, or "".
 	control string
+	// bullet: the label led a bulleted item ("- Note: …"), one of a list
+	// of an item's particulars.
+	bullet bool
+}
+
+// noteLabelRE is a note's label.
+var noteLabelRE = regexp.MustCompile(`(?i)^notes?$`)
+
+// keywordNotes makes the notes of a document of upper-case keywords that
+// does not declare its notes non-normative neutral, to be read by their
+// keywords: in such a document "Note: … MAY be interleaved" states a
+// permission. A note among an item's bulleted particulars stays context.
+func keywordNotes(bs []block, p profile) []block {
+	if !p.UpperOnly || p.Asides != "" {
+		return bs
+	}
+	for i, b := range bs {
+		if b.kind == informative && !b.bullet && !b.lineLabel && noteLabelRE.MatchString(b.label) {
+			bs[i].kind = neutral
+		}
+	}
+	return bs
 }
 
 // blocks cuts text into labelled blocks. Text before the first label, or
@@ -138,7 +161,7 @@ func blocks(text string) []block {
 			out = append(out, cur)
 			label := labelRE.FindStringSubmatch(trimmed[item:])
 			cur = block{kind: labelKind(label[1]), start: pos, body: pos + lead + item + len(label[1]) + 1,
-				content: strings.TrimSpace(trimmed[item+len(label[0]):]) != "", label: label[1], control: control}
+				content: strings.TrimSpace(trimmed[item+len(label[0]):]) != "", label: label[1], control: control, bullet: item > 0}
 			if cur.kind == normative && titleRE.MatchString(strings.TrimSpace(trimmed[len(label[0]):])) {
 				// A document's title and subtitle ("Security Controls: A
 				// Practical Guide") are no label.
@@ -255,12 +278,25 @@ func items(text string, b block) []found {
 		} else if enhancementTitleRE.MatchString(strings.TrimSpace(raw)) {
 			return
 		}
-		s := sentence{text: raw, start: start}
-		q := requirement.Clean(s.text)
-		if len(strings.Fields(q)) < 4 || strings.Contains(q, "[Withdrawn") || strings.HasSuffix(q, ":") {
+		id := itemID(b.control, marker, strings.TrimSpace(body[from:to]))
+		if lead, bullets := bulletParts(raw); len(bullets) > 0 && len(strings.Fields(raw)) > maxItemWords {
+			// "a. Develops a plan that: - Is consistent with …; - Defines
+			// …", too long for one requirement: the lead-in and each
+			// bullet, which continues it.
+			out = append(out, found{s: sentence{text: lead.text, start: start + lead.start}, quote: requirement.Clean(lead.text), id: id})
+			for k, bl := range bullets {
+				x := found{s: sentence{text: bl.text, start: start + bl.start}, quote: requirement.Clean(bl.text), id: fmt.Sprintf("%s.%d", id, k+1)}
+				x.more = []string{requirement.Clean(lead.text)}
+				out = append(out, x)
+			}
 			return
 		}
-		out = append(out, found{s: s, quote: q, id: itemID(b.control, marker, strings.TrimSpace(body[from:to]))})
+		s := sentence{text: raw, start: start}
+		q := requirement.Clean(s.text)
+		if len(strings.Fields(q)) < 3 || strings.Contains(q, "[Withdrawn") || strings.HasSuffix(q, ":") {
+			return
+		}
+		out = append(out, found{s: s, quote: q, id: id})
 	}
 	if len(starts) == 0 {
 		add(0, len(body))
@@ -274,6 +310,42 @@ func items(text string, b block) []found {
 		add(s, end)
 	}
 	return out
+}
+
+// maxItemWords is the longest item kept as one requirement when it has
+// bullets: a longer one states several.
+const maxItemWords = 60
+
+// itemBulletRE is a bullet that goes on an item's lead-in.
+var itemBulletRE = regexp.MustCompile(`(?m)^[ \t]*[-•–][ \t]+\S`)
+
+// bulletParts splits an item whose lead-in ends in a colon into the
+// lead-in and its bullets ("- Is consistent with …"), each a part of the
+// item's text with its place; none when the item has no such bullets.
+func bulletParts(item string) (lead sentence, bullets []sentence) {
+	locs := itemBulletRE.FindAllStringIndex(item, -1)
+	if len(locs) < 2 {
+		return sentence{}, nil
+	}
+	head := strings.TrimSpace(item[:locs[0][0]])
+	if !strings.HasSuffix(head, ":") || len(strings.Fields(head)) < 3 {
+		return sentence{}, nil
+	}
+	lead = sentence{text: head, start: 0}
+	for i, l := range locs {
+		end := len(item)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		part := item[l[0]:end]
+		marker := len(part) - len(strings.TrimLeft(strings.TrimLeft(strings.TrimLeft(part, " \t"), "-•–"), " \t"))
+		text := strings.TrimSpace(part[marker:])
+		if len(strings.Fields(text)) < 2 {
+			continue
+		}
+		bullets = append(bullets, sentence{text: text, start: l[0] + marker})
+	}
+	return lead, bullets
 }
 
 // itemID is the id of an item of a control's block: its clause number,
