@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"creator/compaction"
 	"creator/internal/agent"
@@ -561,88 +560,12 @@ func unique(list []string) []string {
 	return out
 }
 
-// maxSentence is the longest sentence read as one, in bytes. A longer run
-// is table rows or a list without full stops glued together: it is read
-// line by line (then clause by clause), never dropped.
-const maxSentence = 1500
-
-// splitLong cuts a run longer than most bytes at its line breaks, and a
-// line still longer at its semicolons, then at the last space before most.
-func splitLong(s sentence, most int) []sentence {
-	if len(requirement.Clean(s.text)) <= most {
-		return []sentence{s}
-	}
-	var out []sentence
-	for _, seps := range []string{"\n", ";"} {
-		if !strings.Contains(s.text, seps) {
-			continue
-		}
-		off := 0
-		for _, part := range strings.SplitAfter(s.text, seps) {
-			if t := strings.TrimSpace(part); t != "" {
-				lead := len(part) - len(strings.TrimLeft(part, " \t\n"))
-				out = append(out, splitLong(sentence{text: t, start: s.start + off + lead}, most)...)
-			}
-			off += len(part)
-		}
-		return out
-	}
-	cut := strings.LastIndexByte(s.text[:most], ' ')
-	if cut <= 0 {
-		// No space to cut at: the last whole character before most.
-		for cut = most; cut > 0 && !utf8.RuneStart(s.text[cut]); cut-- {
-		}
-	}
-	out = append(out, sentence{text: strings.TrimSpace(s.text[:cut]), start: s.start})
-	rest := s.text[cut:]
-	lead := len(rest) - len(strings.TrimLeft(rest, " \t\n"))
-	return append(out, splitLong(sentence{text: strings.TrimSpace(rest), start: s.start + cut + lead}, most)...)
-}
-
-// analyzeChunk finds the requirements of a chunk: the statements of its
-// normative blocks and the rows of its requirement tables (see
-// structure.go), and the sentences with a normative cue elsewhere outside
-// informative blocks, in the order they stand.
+// analyzeChunk finds the requirements of a chunk by the rules of its
+// document's shape (shapes.go), then applies the document's evidence to
+// each (evidence.go) and makes them drafts, in the order they stand.
 func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 	p := profiles[c.doc]
-	var all []found
-	// Requirements tables are read row by row whatever the shape (a rule
-	// list's tables are its rules' metadata); the other readers do not
-	// see them, nor, in prose, the other tables, whose rows are no
-	// sentences.
-	body := c.body
-	if p.Shape != shapeRules {
-		var normativeAt func(int) bool
-		if p.Shape == shapeSpec {
-			kindOf := specSectionKinds(c.body, c.heading)
-			normativeAt = func(off int) bool { return kindOf(off) == normative }
-		}
-		rows, reqTables, others := tableFindings(c.body, normativeAt)
-		all = rows
-		hide := reqTables
-		if p.Shape == shapeProse || p.Shape == "" {
-			hide = append(hide, others...)
-		}
-		body = masked(c.body, hide)
-	}
-	switch p.Shape {
-	case shapeTable:
-		all = append(all, verificationRows(body)...)
-	case shapeRules:
-		all = ruleTitles(body)
-	case shapeNumbered:
-		all = append(all, numberedItems(body, p)...)
-	case shapeSpec:
-		all = append(all, specItems(body, c.heading, p)...)
-	default:
-		bs := keywordNotes(blocks(body), p)
-		all = append(all, blockStatements(body, bs)...)
-		rows, rowSpans := tableRows(body, bs, p)
-		all = append(all, rows...)
-		tagged, tagSpans := taggedStatements(body, bs, p)
-		all = append(all, tagged...)
-		all = append(all, cueSentences(body, bs, append(rowSpans, tagSpans...), p)...)
-	}
+	all := shapeNamed(p.Shape).extract(c, p)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].s.start < all[j].s.start })
 	var out []draft
 	seen := map[string]bool{}
@@ -683,137 +606,4 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 		out = append(out, d)
 	}
 	return out
-}
-
-// found is a requirement found in a chunk, before it becomes a draft: the
-// sentence, cleaned as its quote, and what it states.
-type found struct {
-	s     sentence
-	quote string
-	f     finding
-	// Of a row or rule read by the document's shape (shape.go): the
-	// requirement's text when it is not the quote (level columns left
-	// out), the quotes after the first (the statement's runs of lines
-	// between level columns or a repeated table header), and the row's
-	// identifier and level columns as the document gives them, for the
-	// record's source_id and attributes.
-	text   string
-	more   []string
-	id     string
-	levels string
-	// attrs are other columns of the row or rule (a rule's severity).
-	attrs map[string]string
-	// fromTable: a row of a table, whose id is its id cell's text.
-	fromTable bool
-	// evidence says what of the document's evidence made it a
-	// requirement or gave its id, for the rationale.
-	evidence []string
-}
-
-// setAttr sets an attribute of a found requirement.
-func (x *found) setAttr(name, value string) {
-	if x.attrs == nil {
-		x.attrs = map[string]string{}
-	}
-	x.attrs[name] = value
-}
-
-// span is a byte range of a chunk.
-type span struct{ from, to int }
-
-func (s span) holds(off int) bool { return off >= s.from && off < s.to }
-
-// blockStatements are the items of the normative blocks: obligations
-// whatever their verb.
-func blockStatements(text string, bs []block) []found {
-	var out []found
-	for _, b := range bs {
-		if b.kind != normative {
-			continue
-		}
-		for _, x := range items(text, b) {
-			x.f = finding{kind: "obligation", cue: "a statement of a normative block", confidence: 0.8, strong: true,
-				note: "a statement under a requirement or control label, an obligation whatever its verb"}
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// tableRows are the rows of requirement tables in the neutral blocks, and
-// the spans of their lines. A document of upper-case keywords marks its
-// rows with them, so there the sentences speak for themselves.
-func tableRows(text string, bs []block, p profile) ([]found, []span) {
-	if p.UpperOnly {
-		return nil, nil
-	}
-	var out []found
-	var spans []span
-	for _, b := range bs {
-		if b.kind != neutral {
-			continue
-		}
-		for _, row := range idRows(text, b.start, b.end) {
-			quote := row.quote
-			f, ok := classify(quote, false)
-			if !ok {
-				if !rowStatesDuty(quote) {
-					continue // a table of names: "Access Control for Mobile Devices"
-				}
-				f = finding{kind: "obligation", cue: "a row with an identifier", confidence: 0.7,
-					note: "a row of a requirements table with its own identifier, an obligation whatever its verb"}
-			}
-			spans = append(spans, span{row.line, row.start + len(row.text)})
-			out = append(out, found{s: row.sentence, quote: quote, f: f, id: row.id})
-		}
-	}
-	return out, spans
-}
-
-// cueSentences are the sentences of the neutral blocks, outside table
-// rows, that carry a normative cue. A run of text before a table ends
-// where its first row begins; a run too long for one sentence is read in
-// parts.
-func cueSentences(text string, bs []block, rows []span, p profile) []found {
-	var out []found
-	for _, whole := range sentences(text) {
-		if kindAt(bs, whole.start) != neutral || inAny(rows, whole.start) {
-			continue
-		}
-		for _, r := range rows {
-			if r.from > whole.start && r.from < whole.start+len(whole.text) {
-				whole.text = strings.TrimSpace(whole.text[:r.from-whole.start])
-				break
-			}
-		}
-		for _, s := range splitLong(whole, maxSentence) {
-			s = stripLead(s)
-			quote := requirement.Clean(s.text)
-			if f, ok := classify(quote, p.UpperOnly); ok {
-				x := found{s: s, quote: quote, f: f}
-				withLeadIn(text, &x)
-				out = append(out, x)
-			}
-		}
-	}
-	return out
-}
-
-// kindAt is the kind of the block that holds offset off.
-func kindAt(bs []block, off int) blockKind {
-	for _, b := range bs {
-		if (span{b.start, b.end}).holds(off) {
-			return b.kind
-		}
-	}
-	return neutral
-}
-
-func inAny(spans []span, off int) bool {
-	for _, s := range spans {
-		if s.holds(off) {
-			return true
-		}
-	}
-	return false
 }

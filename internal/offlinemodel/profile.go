@@ -20,8 +20,8 @@ type profile struct {
 	UpperOnly  bool
 	Reason     string // why the convention was chosen
 	// Shape is how the document states its requirements when that is by
-	// its layout rather than its sentences: shapeTable or shapeRules, else
-	// shapeProse (see shape.go).
+	// its layout rather than its sentences (see shapes.go), else
+	// shapeProse.
 	Shape string
 	// Evidence is what the document layer found in the whole document
 	// (chunks/evidence.json): KeywordsWhy says why upper-case keywords
@@ -96,15 +96,8 @@ func makeProfile(doc, text string, ev *document.Evidence, sample ...string) prof
 		p.Reason = "ordinary modal verbs carry the requirements: must, shall, should, may"
 	}
 	p.Shape = documentShape(text + "\n" + strings.Join(sample, "\n"))
-	switch p.Shape {
-	case shapeTable:
-		p.Reason = "requirements stand in table rows with dotted identifiers (verification statements); the prose around the tables is context"
-	case shapeRules:
-		p.Reason = "a list of rules: each rule's title is its requirement; discussion, check and fix texts and metadata are context"
-	case shapeNumbered:
-		p.Reason = "a numbered list of measures with discussion blocks: each numbered item is a requirement whatever its verb; discussion is context"
-	case shapeSpec:
-		p.Reason = "a specification: items with requirement identifiers, user stories and acceptance criteria, and the statements of its requirements sections are requirements; introductions and overviews describe"
+	if r := shapeNamed(p.Shape).reason; r != "" {
+		p.Reason = r
 	}
 	return p
 }

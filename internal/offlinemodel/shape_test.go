@@ -35,3 +35,42 @@ func TestShapeRowsAndTitles(t *testing.T) {
 		t.Errorf("titles: %q", got)
 	}
 }
+
+// TestShapeRegistry checks the registry: names are distinct, prose is
+// last and takes every document, and each shape's own kind of text is
+// told as that shape and no other before it.
+func TestShapeRegistry(t *testing.T) {
+	t.Parallel()
+	texts := map[string]string{
+		shapeRules: "Group ID (Vulid): V-1\nRule ID: SV-1r1_rule\nSeverity: CAT II\nRule Title: The server must log.\n\nCheck Content:\nIf not, this is a finding.\n\n" +
+			"Group ID (Vulid): V-2\nRule ID: SV-2r1_rule\nSeverity: CAT I\nRule Title: The server must not listen.\n\nCheck Content:\nIf it does, this is a finding.\n",
+		shapeTable:    "1.1.1 Verify that a is b for c. 1\n1.1.2 Ensure that d is e. 2\nC.4 Verify that f is g and h. 3\n",
+		shapeNumbered: "3.1.1 Restrict remote access to approved devices.\n\nDISCUSSION\n\nRemote access is risky.\n\n3.1.2 Limit sessions to ten minutes of idle time.\n\nDISCUSSION\n\nIdle sessions are left open.\n\n3.1.3 Log every session of an administrator.\n",
+		shapeSpec:     "## 1 Introduction\n\nThe shop.\n\n## 2 Functional requirements\n\n- FR-1: Browse products.\n- FR-2: Pay by card.\n- FR-3: Track orders.\n",
+		shapeProse:    "Invoices must be kept for ten years. The archive should be checked.",
+	}
+	seen := map[string]bool{}
+	for i, s := range shapes {
+		if seen[s.name] {
+			t.Errorf("shape %q twice", s.name)
+		}
+		seen[s.name] = true
+		if s.detect == nil || s.extract == nil {
+			t.Errorf("shape %q lacks detect or extract", s.name)
+		}
+		if (s.name == shapeProse) != (i == len(shapes)-1) {
+			t.Errorf("prose must be the last shape, found %q at %d", s.name, i)
+		}
+		text, ok := texts[s.name]
+		if !ok {
+			t.Errorf("no text of shape %q in this test", s.name)
+			continue
+		}
+		if got := documentShape(text); got != s.name {
+			t.Errorf("a %s is told as %s", s.name, got)
+		}
+	}
+	if !proseShape.detect("anything") || shapeNamed("no-such-shape").name != shapeProse {
+		t.Error("prose does not take every document")
+	}
+}
