@@ -23,8 +23,14 @@ var proseShape = shape{
 // hold no sentences), normative blocks, rows with identifiers, tagged
 // statements and the sentences with a cue elsewhere.
 func proseFindings(c chunkRead, p profile) []found {
+	return proseFindingsIn(c, p, "")
+}
+
+// proseFindingsIn is proseFindings for a chunk that starts inside the
+// control named ("" for none).
+func proseFindingsIn(c chunkRead, p profile, control string) []found {
 	all, body := requirementTables(c.body, nil, true)
-	bs := keywordNotes(blocks(body), p)
+	bs := keywordNotes(blocksFrom(body, control), p)
 	all = append(all, blockStatements(body, bs)...)
 	rows, rowSpans := tableRows(body, bs, p)
 	all = append(all, rows...)

@@ -47,7 +47,9 @@ func TestShapeRegistry(t *testing.T) {
 		shapeTable:    "1.1.1 Verify that a is b for c. 1\n1.1.2 Ensure that d is e. 2\nC.4 Verify that f is g and h. 3\n",
 		shapeNumbered: "3.1.1 Restrict remote access to approved devices.\n\nDISCUSSION\n\nRemote access is risky.\n\n3.1.2 Limit sessions to ten minutes of idle time.\n\nDISCUSSION\n\nIdle sessions are left open.\n\n3.1.3 Log every session of an administrator.\n",
 		shapeSpec:     "## 1 Introduction\n\nThe shop.\n\n## 2 Functional requirements\n\n- FR-1: Browse products.\n- FR-2: Pay by card.\n- FR-3: Track orders.\n",
-		shapeProse:    "Invoices must be kept for ten years. The archive should be checked.",
+		shapeCatalog: "AC-1 POLICY AND PROCEDURES\n\nControl: The organization develops an access control policy.\n\nSupplemental Guidance: The policy should be short.\n\n" +
+			"AC-2 ACCOUNT MANAGEMENT\n\nControl: The organization manages accounts.\n\nAC-3 ACCESS ENFORCEMENT\n\nControl: The system enforces approved authorizations.\n",
+		shapeProse: "Invoices must be kept for ten years. The archive should be checked.",
 	}
 	seen := map[string]bool{}
 	for i, s := range shapes {

@@ -26,7 +26,7 @@ type shape struct {
 
 // shapes are tried in this order; the first whose detect holds is the
 // document's shape. Prose, the last, holds for every document.
-var shapes = []shape{ruleListShape, verificationTableShape, numberedListShape, specificationShape, proseShape}
+var shapes = []shape{ruleListShape, verificationTableShape, numberedListShape, specificationShape, controlCatalogShape, proseShape}
 
 // documentShape tells how a document states its requirements, from the
 // text of its profile chunks.

@@ -133,12 +133,25 @@ func keywordNotes(bs []block, p profile) []block {
 // block ("(1) …", guidance on it, "(2) …") ends at the next item, where the
 // normative block goes on.
 func blocks(text string) []block {
+	return blocksFrom(text, "")
+}
+
+// blocksFrom is blocks for a chunk that starts inside the control
+// named: items at its start ("(16) The information system …", "c. …")
+// go on the control's statements from the chunk before, as items of a
+// normative block.
+func blocksFrom(text, control string) []block {
 	var out []block
 	cur := block{kind: neutral}
 	var marker *regexp.Regexp // the item marker of the latest normative block
 	pos := 0
 	blank := false // the line before was blank
-	control := ""
+	if control != "" {
+		if first := strings.TrimSpace(text); itemKind(first) != nil {
+			cur = block{kind: normative, control: control, content: true, label: "(continued)"}
+			marker = itemKind(first)
+		}
+	}
 	for _, line := range strings.SplitAfter(text, "\n") {
 		trimmed := strings.TrimSpace(line)
 		lead := len(line) - len(strings.TrimLeft(line, " \t"))
