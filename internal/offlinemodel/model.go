@@ -565,7 +565,8 @@ func unique(list []string) []string {
 // each (evidence.go) and makes them drafts, in the order they stand.
 func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 	p := profiles[c.doc]
-	all := shapeNamed(p.Shape).extract(c, p)
+	sh := shapeNamed(p.Shape)
+	all := sh.extract(c, p)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].s.start < all[j].s.start })
 	var out []draft
 	seen := map[string]bool{}
@@ -574,6 +575,9 @@ func analyzeChunk(c chunkRead, profiles map[string]profile) []draft {
 		section := document.SectionIn(c.heading, c.body, x.s.start, c.firstPage > 0)
 		if !p.applyEvidence(&x, section) {
 			continue // in a part the document marks informative
+		}
+		if p.UpperOnly && !sh.layoutStates && x.id == "" && !keywordCue(x.f.cue) {
+			continue // no keyword in a document whose keywords carry its requirements
 		}
 		// Rows that begin alike are told apart by their whole text.
 		key := x.quote + "\x00" + x.text

@@ -20,10 +20,11 @@ import (
 const shapeCatalog = "control-catalog"
 
 var controlCatalogShape = shape{
-	name:    shapeCatalog,
-	reason:  "a control catalog: the statements of each control are its requirements, whatever their verb; guidance and the chapters around the catalog are context",
-	detect:  isControlCatalog,
-	extract: catalogFindings,
+	name:         shapeCatalog,
+	reason:       "a control catalog: the statements of each control are its requirements, whatever their verb; guidance and the chapters around the catalog are context",
+	detect:       isControlCatalog,
+	extract:      catalogFindings,
+	layoutStates: true,
 }
 
 var (

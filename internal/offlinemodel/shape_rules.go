@@ -16,10 +16,11 @@ import (
 const shapeRules = "rule-list"
 
 var ruleListShape = shape{
-	name:    shapeRules,
-	reason:  "a list of rules: each rule's title is its requirement; discussion, check and fix texts and metadata are context",
-	detect:  isRuleList,
-	extract: func(c chunkRead, _ profile) []found { return ruleTitles(c.body) },
+	name:         shapeRules,
+	reason:       "a list of rules: each rule's title is its requirement; discussion, check and fix texts and metadata are context",
+	detect:       isRuleList,
+	extract:      func(c chunkRead, _ profile) []found { return ruleTitles(c.body) },
+	layoutStates: true,
 }
 
 // isRuleList: rule titles with check texts ("this is a finding") or the

@@ -76,3 +76,24 @@ func TestShapeRegistry(t *testing.T) {
 		t.Error("prose does not take every document")
 	}
 }
+
+// In a document whose upper-case keywords carry its requirements, a
+// shape's rules for statements without a modal verb (a specification's
+// requirements section, a heading with an identifier) do not leak in:
+// only keyword statements and items with the document's ids count.
+func TestKeywordDocumentGatesShapeRules(t *testing.T) {
+	t.Parallel()
+	body := "## 2 Functional requirements\n\nThe verifier SHALL limit failed attempts. Users can reset their passwords. The system may lock accounts.\n\n- FR-7: Export reports as PDF.\n"
+	for _, c := range []struct {
+		upper bool
+		want  string
+	}{
+		{true, "The verifier SHALL limit failed attempts.|Export reports as PDF."},
+		{false, "The verifier SHALL limit failed attempts.|Users can reset their passwords.|The system may lock accounts.|Export reports as PDF."},
+	} {
+		p := map[string]profile{"s.md": {Language: "English", Shape: shapeSpec, UpperOnly: c.upper}}
+		if got := quotesOf(analyzeChunk(chunkRead{n: 1, doc: "s.md", body: body, heading: "Spec"}, p)); got != c.want {
+			t.Errorf("upper-case keywords %v: %q, want %q", c.upper, got, c.want)
+		}
+	}
+}

@@ -24,6 +24,7 @@ var verificationTableShape = shape{
 		rows, rest := requirementTables(c.body, nil, false)
 		return append(rows, verificationRows(rest)...)
 	},
+	layoutStates: true,
 }
 
 // isVerificationTable: three rows or more of a dotted identifier and a

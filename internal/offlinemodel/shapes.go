@@ -22,6 +22,12 @@ type shape struct {
 	// extract finds the requirements of a chunk of a document of the
 	// shape, in any order.
 	extract func(c chunkRead, p profile) []found
+	// layoutStates: the shape's layout states requirements whatever
+	// their words (a verification row, a rule's title, a control's
+	// statement), also in a document whose upper-case keywords carry its
+	// requirements. In the other shapes such a document's requirements
+	// need a keyword or an id of the document's own.
+	layoutStates bool
 }
 
 // shapes are tried in this order; the first whose detect holds is the
