@@ -512,12 +512,16 @@ func assertNoLabels(t *testing.T, recs []requirement.Record) {
 // withdrawn enhancements and controls, "should" and "must" in discussion),
 // one of the fourth edition kind typeset as a PDF ("The organization:"
 // lead-ins, "Supplemental Guidance:" with related controls, priority and
-// baseline tables, a page break between a heading and its statement), and
+// baseline tables, a page break between a heading and its statement),
 // one of another publisher's kind (numbered control titles, "Control",
-// "Purpose", "Guidance" over paragraphs, "Other information").
+// "Purpose", "Guidance" over paragraphs, "Other information"), and a
+// Markdown SRS whose items are headed by their ids with field lists
+// ("Category:", "Description:", "Measurable Metric:"), list prefixes under
+// group titles ("R1: …", "R1.1: …") and a user-story table with
+// acceptance criteria and a definition of done.
 func TestBuiltinShapes(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"verification-checklist.pdf", "stig-viewer.html", "remote-work-baseline.txt", "shop-srs.md", "room-booking-srs.txt",
+	for _, name := range []string{"verification-checklist.pdf", "stig-viewer.html", "remote-work-baseline.txt", "shop-srs.md", "room-booking-srs.txt", "fleet-tracker-srs.md",
 		"catalog-rev5.txt", "catalog-rev4.pdf", "control-guide.txt"} {
 		t.Run(name, func(t *testing.T) {
 			doc := filepath.Join("..", "..", "testdata", "shapes", name)

@@ -266,6 +266,32 @@ func TestDOCX(t *testing.T) {
 	mustContain(t, text, "# Aufbewahrung\n", "Belege sind zehn Jahre aufzubewahren.", "- Rechnungen", "Beleg | Frist", "## Details")
 }
 
+// A paragraph after a list item ends the list: a group's title set as a
+// paragraph ("R2: Location Services") is no part of the item above it.
+func TestDOCXParagraphEndsList(t *testing.T) {
+	t.Parallel()
+	item := func(s string) string {
+		return `<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/></w:numPr></w:pPr><w:r><w:t>` + s + `</w:t></w:r></w:p>`
+	}
+	para := func(s string) string { return `<w:p><w:r><w:t>` + s + `</w:t></w:r></w:p>` }
+	body := `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>` +
+		para("R1: Accounts") + item("R1.1: Users must sign in with a password") + item("R1.2: Users must change their passwords") +
+		para("R2: Location Services") + item("R2.1: The app must ask before it reads the location") + `</w:body></w:document>`
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("word/document.xml")
+	w.Write([]byte(body))
+	zw.Close()
+	text := extract(t, "app.docx", buf.Bytes()).Text()
+	mustContain(t, text, "- R1.2: Users must change their passwords\n\nR2: Location Services\n")
+	spans := Sentences(text, SentenceOptions{ListsEnd: true})
+	for _, sp := range spans {
+		if s := text[sp.Start:sp.End]; strings.Contains(s, "passwords") && strings.Contains(s, "Location") {
+			t.Errorf("the group's title is glued to the item before it: %q", s)
+		}
+	}
+}
+
 func TestSamplePDFMatchesItsSource(t *testing.T) {
 	t.Parallel()
 	doc, err := Extract("../../testdata/sample/retention-policy.pdf", Options{})

@@ -204,6 +204,12 @@ func (d *docxReader) endPara() {
 	case d.list:
 		d.lines = append(d.lines, "- "+text)
 	default:
+		// A paragraph after a list ends it: a group's heading set as a
+		// paragraph ("R2: Location Services") is no part of the item
+		// before it.
+		if n := len(d.lines); n > 0 && strings.HasPrefix(d.lines[n-1], "- ") {
+			d.lines = append(d.lines, "")
+		}
 		d.lines = append(d.lines, text, "")
 	}
 }

@@ -11,9 +11,12 @@ import (
 // markdown renders CommonMark with GitHub's tables. HTML written in the
 // Markdown (comments, <pre>, <br>) passes into the page, where the HTML
 // reader treats it as in any page: comments and tags go, their text stays.
+// A paragraph keeps the lines its author wrote (hard wraps), as a text
+// file's do: fields on lines of their own ("Category: Performance" over
+// "Description: …"), the lines of a scenario, stay apart.
 var markdown = goldmark.New(
 	goldmark.WithExtensions(extension.Table, extension.Strikethrough),
-	goldmark.WithRendererOptions(html.WithUnsafe()),
+	goldmark.WithRendererOptions(html.WithUnsafe(), html.WithHardWraps()),
 )
 
 // extractMarkdown reads a Markdown document as the page it renders to, so

@@ -33,7 +33,8 @@ func TestExtractMarkdown(t *testing.T) {
 
 #### AB.CDE.1.1v1
 
-Legacy authentication SHALL be blocked.
+Legacy authentication SHALL be
+blocked.
 
 - Rationale: Blocking legacy protocols reduces the impact of credential theft.
 - MITRE ATT&CK TTP Mapping:

@@ -144,6 +144,40 @@ func bracketID(s string) string {
 	return strings.Join(strings.Fields(s), "")
 }
 
+// splitAtPrefixIDs cuts sentences where a line starts with an id of the
+// document's list prefixes: "R1.4: Users must change passwords" does not
+// go on over the next line "R2: Location Services", whatever its
+// punctuation.
+func (p profile) splitAtPrefixIDs(ss []sentence) []sentence {
+	prefixes := p.schemes(document.RolePrefix)
+	if len(prefixes) == 0 {
+		return ss
+	}
+	var out []sentence
+	for _, s := range ss {
+		from := 0
+		for i := strings.IndexByte(s.text, '\n'); i >= 0; {
+			line := strings.TrimLeft(s.text[i+1:], " \t")
+			if m := leadIDRE.FindStringSubmatch(line); m != nil && matchesAny(prefixes, m[1]) {
+				at := len(s.text) - len(line)
+				if part := strings.TrimSpace(s.text[from:i]); part != "" {
+					out = append(out, sentence{text: part, start: s.start + from + leadSpace(s.text[from:i])})
+				}
+				from = at
+			}
+			next := strings.IndexByte(s.text[i+1:], '\n')
+			if next < 0 {
+				break
+			}
+			i += 1 + next
+		}
+		if part := strings.TrimSpace(s.text[from:]); part != "" {
+			out = append(out, sentence{text: part, start: s.start + from + leadSpace(s.text[from:])})
+		}
+	}
+	return out
+}
+
 // tailAfterTags is what follows a run of tags at the start of s.
 func tailAfterTags(s string, tags []*regexp.Regexp) string {
 	for {

@@ -30,6 +30,9 @@ func proseFindings(c chunkRead, p profile) []found {
 // control named ("" for none).
 func proseFindingsIn(c chunkRead, p profile, control string) []found {
 	all, body := requirementTables(c.body, nil, true)
+	fields, fieldSpans := fieldItems(body, p)
+	all = append(all, fields...)
+	body = masked(body, fieldSpans)
 	bs := keywordNotes(blocksFrom(body, control), p)
 	all = append(all, blockStatements(body, bs)...)
 	rows, rowSpans := tableRows(body, bs, p)
@@ -92,7 +95,7 @@ func tableRows(text string, bs []block, p profile) ([]found, []span) {
 // parts.
 func cueSentences(text string, bs []block, rows []span, p profile) []found {
 	var out []found
-	for _, whole := range sentences(text) {
+	for _, whole := range p.splitAtPrefixIDs(sentences(text)) {
 		if kindAt(bs, whole.start) != neutral || inAny(rows, whole.start) {
 			continue
 		}

@@ -30,7 +30,9 @@ var specificationShape = shape{
 	extract: func(c chunkRead, p profile) []found {
 		kindOf := specSectionKinds(c.body, c.heading)
 		rows, rest := requirementTables(c.body, func(off int) bool { return kindOf(off) == normative }, false)
-		return append(rows, specItems(rest, c.heading, p)...)
+		fields, fieldSpans := fieldItems(rest, p)
+		rows = append(rows, fields...)
+		return append(rows, specItems(masked(rest, fieldSpans), c.heading, p)...)
 	},
 }
 

@@ -87,13 +87,7 @@ func otherSentences(text string, skip []span, p profile, kindOf func(int) blockK
 	bs := keywordNotes(blocks(text), p)
 	m := masked(text, skip)
 	var out []found
-	for _, sp := range document.Sentences(m, document.SentenceOptions{ListsEnd: true, NumbersEnd: true}) {
-		raw := m[sp.Start:sp.End]
-		t := strings.TrimSpace(raw)
-		if t == "" {
-			continue
-		}
-		whole := sentence{text: t, start: sp.Start + len(raw) - len(strings.TrimLeft(raw, " \t\n"))}
+	for _, whole := range p.splitAtPrefixIDs(sentences(m)) {
 		if kindAt(bs, whole.start) == informative {
 			continue
 		}

@@ -45,6 +45,11 @@ var (
 	// Headers of tables that state no requirements: glossaries, lists of
 	// abbreviations, histories.
 	notRequirementsHeaderRE = regexp.MustCompile(`(?i)\b(?:terms?|definitions?|meaning|abbreviations?|acronyms?|glossary|changes?|history|begriffe?|bedeutung|erklärung|abkürzung(?:en)?|änderung(?:en)?)\b`)
+	// A column of user stories, and the columns that state requirements
+	// of their own beside the text: a story's acceptance criteria, its
+	// definition of done.
+	storyHeaderRE    = regexp.MustCompile(`(?i)\b(?:user )?stor(?:y|ies)\b`)
+	criteriaHeaderRE = regexp.MustCompile(`(?i)\bacceptance\b|\bcriteri(?:on|a)\b|\bdefinition of done\b|^dod$|\bconditions? of satisfaction\b`)
 	// Columns that are never an id: versions, dates, levels.
 	notIDHeaderRE = regexp.MustCompile(`(?i)\b(?:version|rev(?:ision)?|date|datum|level|priority|severity|status|page|seite|stufe|edition|release)\b`)
 	// A date cell: a revision history or a log. A date of day and month
@@ -276,6 +281,13 @@ func (t pipeTable) columnRoles() (textCol, idCol int, ok bool) {
 	if textCol < 0 {
 		return -1, -1, false
 	}
+	// A column of user stories is the text; its criteria stand beside it.
+	for j := range cols {
+		if storyHeaderRE.MatchString(name(j)) && 2*cols[j].sentences >= cols[j].filled && cols[j].filled > 0 {
+			textCol = j
+			break
+		}
+	}
 	for j := 0; j < textCol; j++ {
 		s := cols[j]
 		if s.filled == 0 || notIDHeaderRE.MatchString(name(j)) || avg(j) > 3 {
@@ -377,9 +389,10 @@ func tableFindings(text string, normativeAt func(int) bool) (out []found, reqTab
 				continue // no duty: a description, a title
 			}
 			x := found{s: sentence{text: tc.text, start: r.line.from + tc.at}, quote: q, text: q, f: f, attrs: map[string]string{}, fromTable: true}
+			criteria := t.criteriaColumns(textCol, idCol)
 			for j, c := range r.cells {
 				switch {
-				case j == textCol || c.text == "":
+				case j == textCol || c.text == "" || criteria[j]:
 				case j == idCol:
 					x.id = strings.Trim(strings.TrimSuffix(c.text, "."), "*_")
 				default:
@@ -392,9 +405,37 @@ func tableFindings(text string, normativeAt func(int) bool) (out []found, reqTab
 			}
 			out = append(out, x)
 			last = &out[len(out)-1]
+			for j, c := range r.cells {
+				if !criteria[j] || !statement(c.text) {
+					continue
+				}
+				cq := requirement.Clean(c.text)
+				cf, ok := classify(cq, false)
+				if !ok {
+					cf = finding{kind: "obligation", cue: "a story's " + strings.ToLower(t.name(j)), confidence: 0.75, strong: true,
+						note: "a condition a user story must meet (" + t.name(j) + "), a requirement whatever its verb"}
+				}
+				out = append(out, found{s: sentence{text: c.text, start: r.line.from + c.at}, quote: cq, text: cq, f: cf, id: x.id, fromTable: true})
+			}
+			if len(criteria) > 0 {
+				last = nil // a row broken over a page goes on its text, not its criteria
+			}
 		}
 	}
 	return out, reqTables, others
+}
+
+// criteriaColumns are the columns of a table that state requirements of
+// their own beside its text column: acceptance criteria, a definition of
+// done.
+func (t pipeTable) criteriaColumns(textCol, idCol int) map[int]bool {
+	out := map[int]bool{}
+	for j := range t.header {
+		if j != textCol && j != idCol && criteriaHeaderRE.MatchString(t.header[j]) {
+			out[j] = true
+		}
+	}
+	return out
 }
 
 // sameCells reports whether a row repeats the header (a header repeated
