@@ -162,13 +162,19 @@ func blocksFrom(text, control string) []block {
 		}
 		after := blank
 		blank = false
-		// A bulleted item led by a label is labelled as a line is: "-
-		// Note: …" (numbered and lettered items are statements).
+		// A bulleted item led by a guidance label is labelled as a line
+		// is: "- Note: …" (numbered and lettered items are statements).
 		item := len(bulletRE.FindString(trimmed))
-		if item > 0 && !labelRE.MatchString(trimmed[item:]) {
-			item = 0
+		if m := labelRE.FindStringSubmatch(trimmed[item:]); item > 0 && (m == nil || labelKind(m[1]) != informative) {
+			item = 0 // only guidance is labelled in an item: "- Note: …", "- Rationale: …"
 		}
 		switch {
+		case mdHeadingRE.MatchString(trimmed):
+			// A Markdown heading ends the block before it.
+			cur.end = pos
+			out = append(out, cur)
+			cur = block{kind: neutral, start: pos, body: pos, control: control}
+			marker = nil
 		case labelRE.MatchString(trimmed[item:]):
 			cur.end = pos
 			out = append(out, cur)

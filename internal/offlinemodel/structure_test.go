@@ -260,3 +260,15 @@ The organization keeps up contact with the relevant authorities.
 		t.Errorf("quotes:\n%s\nwant:\n%s", strings.Join(quotes, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A Markdown heading ends a labelled block, and an item led by a label
+// that is no guidance ("- Capacity Enhancement Guide: …") opens none: the
+// statement under the next heading is read by its keyword.
+func TestHeadingEndsLabelledBlock(t *testing.T) {
+	t.Parallel()
+	body := "- Rationale: Warnings help users.\n- Capacity Enhancement Guide: Counter-Phishing Recommendations\n\n### Implementation\n\n- Click Finish.\n\n## 13. Mailbox Auditing\n\n### Policies\n\n#### MS.EXO.13.1v1\n\nMailbox auditing SHALL be enabled.\n"
+	p := map[string]profile{"b.md": {Language: "English", UpperOnly: true}}
+	if got := quotesOf(analyzeChunk(chunkRead{n: 1, doc: "b.md", body: body}, p)); got != "Mailbox auditing SHALL be enabled." {
+		t.Errorf("quotes %q", got)
+	}
+}
