@@ -51,7 +51,7 @@ test: postgresql chromium corpus
 # it too; this prints the board).
 quality: corpus
 	@log=$$(mktemp); $(GO) test -count=1 ./cmd/creator -run '^TestQuality$$' -v >$$log 2>&1; rc=$$?; \
-		sed -n -e 's/^        //' -e '/^| /p' -e '/^\* /p' $$log; grep -E '^\s+quality_test.go:[0-9]+: .*(below its floor|defect|margin|markup)|^(FAIL|ok)' $$log; rm -f $$log; exit $$rc
+		sed -n -e 's/^        //' -e '/^|/p' -e '/^\* /p' $$log; grep -E '^\s+quality_test.go:[0-9]+: .*(below its floor|defect|margin|markup)|^(FAIL|ok)' $$log; rm -f $$log; exit $$rc
 
 # The tests of real documents read ../shared/corpus in place; without it
 # they are skipped, and this says so once (CREATOR_REQUIRE_CORPUS=1, which
