@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"creator/internal/pdfwrite"
+
 	"github.com/ledongthuc/pdf"
 )
 
@@ -121,5 +123,29 @@ func TestObjectReferencesAreRead(t *testing.T) {
 	}
 	if id, ok := objectID(first); !ok || id == 0 {
 		t.Error("a page has no object number")
+	}
+}
+
+// A subset font may give code 32 to a letter ("u" in Word's subsets): the
+// glyph is that letter, and only a glyph whose text is blank is a space.
+func TestSubsetFontCode32IsALetter(t *testing.T) {
+	t.Parallel()
+	// S u b j e c t, space (code 0x21), u s e
+	cmap := "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Adobe-Identity-UCS def /CMapType 2 def\n" +
+		"1 begincodespacerange <00> <FF> endcodespacerange\n" +
+		"8 beginbfchar <01> <0053> <20> <0075> <02> <0062> <03> <006A> <04> <0065> <05> <0063> <06> <0074> <21> <0020> endbfchar\n" +
+		"1 beginbfchar <07> <0073> endbfchar\nendcmap CMapName currentdict /CMap defineresource pop end end"
+	content := "BT /F1 12 Tf 72 700 Td <0120020304050621200704> Tj ET"
+	data := pdfwrite.Objects([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+		"<< /Type /Font /Subtype /TrueType /BaseFont /AAAAAA+CourierNewPSMT /FirstChar 1 /LastChar 33 /Widths [" + strings.Repeat("600 ", 33) + "] /ToUnicode 6 0 R >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(cmap), cmap),
+	}, "")
+	doc := extract(t, "subset.pdf", data)
+	if got := strings.TrimSpace(doc.Body()); got != "Subject use" {
+		t.Errorf("text %q, want %q", got, "Subject use")
 	}
 }

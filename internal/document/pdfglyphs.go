@@ -234,7 +234,11 @@ func (p *pageReader) show(g *textState, raw string) {
 		raw = raw[n:]
 		w0 := f.width(code)
 		d := f.text(code)
-		isSpace := n == 1 && code[0] == ' '
+		// Word spacing applies to the single byte 32, whatever glyph a
+		// subset font draws for it; the glyph is a space by its text (a
+		// subset may give code 32 to "u").
+		wordSpace := n == 1 && code[0] == ' '
+		isSpace := wordSpace && (!d.ok || d.blank)
 		x0, y0 := m.apply(0, g.trise)
 		x1, y1 := m.apply(w0*f.scale*hs, g.trise)
 		ux, uy := m.apply(0, g.tfs+g.trise)
@@ -259,7 +263,7 @@ func (p *pageReader) show(g *textState, raw string) {
 				s: text, space: isSpace, rot: int8(rot), seq: int32(len(p.glyphs))})
 		}
 		tx := w0*f.scale*g.tfs + g.tc
-		if isSpace {
+		if wordSpace {
 			tx += g.tw
 		}
 		tx *= g.th
