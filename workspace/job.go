@@ -23,6 +23,7 @@ import (
 
 	"creator/internal/atomicfile"
 	"creator/internal/humanize"
+	"creator/internal/jsonl"
 	"creator/internal/secret"
 )
 
@@ -562,11 +563,11 @@ func (in *Internal) AppendInternal(rel string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	jsonl := strings.HasSuffix(rel, ".jsonl")
-	if jsonl && !in.whole.checked(rel) {
+	isLog := strings.HasSuffix(rel, ".jsonl")
+	if isLog && !in.whole.checked(rel) {
 		// A log of JSON lines (a transcript): a record a kill tore is
 		// cut off before the next one is appended; once per process.
-		err = dropTornTail(f)
+		err = jsonl.CutTornTail(f)
 	}
 	if err == nil {
 		data = redact(in.redactor, rel, data)
@@ -575,7 +576,7 @@ func (in *Internal) AppendInternal(rel string, data []byte) error {
 	if err == nil {
 		err = f.Sync()
 	}
-	if jsonl {
+	if isLog {
 		in.whole.wrote(rel, data, err)
 	}
 	if cerr := f.Close(); err == nil {

@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"creator/internal/jsonl"
 	"creator/internal/secret"
 )
 
@@ -39,7 +40,7 @@ func (in *Internal) OpenLog(rel string) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := dropTornTail(f); err != nil {
+	if err := jsonl.CutTornTail(f); err != nil {
 		f.Close()
 		return nil, err
 	}

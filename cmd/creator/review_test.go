@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"creator/internal/atomicfile"
+	"creator/internal/jsonl"
 	"creator/internal/requirement"
 	"creator/internal/reviewlog"
 )
@@ -514,7 +515,7 @@ func TestReviewSurvivesKills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := reviewlog.Parse[reviewlog.Entry]("decisions.jsonl", data)
+	entries, err := jsonl.Parse[reviewlog.Entry]("decisions.jsonl", data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"creator/internal/job"
+	"creator/internal/jsonl"
 	"creator/internal/reviewlog"
 )
 
@@ -17,7 +18,7 @@ func AuditOf(j *job.View, format string) (out []byte, changes int, err error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, err
 	}
-	entries, err := reviewlog.Parse[reviewlog.Entry](reviewlog.DecisionsFile, data)
+	entries, err := jsonl.Parse[reviewlog.Entry](reviewlog.DecisionsFile, data)
 	if err != nil {
 		return nil, 0, fmt.Errorf("job '%s': %w", j.ID, err)
 	}

@@ -1,7 +1,6 @@
 package job
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"creator/internal/jsonl"
 	"creator/internal/telemetry"
 )
 
@@ -114,17 +114,15 @@ func (j *Job) HasPublication(id string) (bool, error) {
 	defer f.Close()
 	needle, _ := json.Marshal(id)
 	needle = append([]byte(`"publish_id":`), needle...)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
-		if bytes.Contains(sc.Bytes(), needle) {
-			var e telemetry.Event
-			if json.Unmarshal(sc.Bytes(), &e) == nil && e.Type == telemetry.TypePublished && e.PublishID == id {
-				return true, nil
-			}
+	found := false
+	err = jsonl.Scan(f, func(_ int, line []byte) error {
+		var e telemetry.Event
+		if !found && bytes.Contains(line, needle) && json.Unmarshal(line, &e) == nil && e.Type == telemetry.TypePublished && e.PublishID == id {
+			found = true
 		}
-	}
-	return false, sc.Err()
+		return nil
+	})
+	return found, err
 }
 
 // LockPublications takes the lock under which pending publications are

@@ -1,7 +1,6 @@
 package job
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"creator/internal/coverage"
+	"creator/internal/jsonl"
 	"creator/internal/reqstore"
 	"creator/internal/requirement"
 	"creator/internal/telemetry"
@@ -129,14 +129,7 @@ func (v *View) LastEvent() (telemetry.Event, bool) {
 	if _, err := ra.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
 		return telemetry.Event{}, false
 	}
-	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
-	for i := len(lines) - 1; i >= 0 && i >= len(lines)-2; i-- {
-		var e telemetry.Event
-		if json.Unmarshal([]byte(lines[i]), &e) == nil && !e.Time.IsZero() {
-			return e, true
-		}
-	}
-	return telemetry.Event{}, false
+	return jsonl.Last(buf, func(e telemetry.Event) bool { return !e.Time.IsZero() })
 }
 
 // LastPublication is the job's last publish event, if any.
@@ -148,17 +141,14 @@ func (v *View) LastPublication() (telemetry.Event, bool) {
 	defer f.Close()
 	var last telemetry.Event
 	found := false
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
-		if !bytes.Contains(sc.Bytes(), []byte(`"type":"`+telemetry.TypePublished+`"`)) {
-			continue
-		}
+	marker := []byte(`"type":"` + telemetry.TypePublished + `"`)
+	_ = jsonl.Scan(f, func(_ int, line []byte) error {
 		var e telemetry.Event
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Type == telemetry.TypePublished {
+		if bytes.Contains(line, marker) && json.Unmarshal(line, &e) == nil && e.Type == telemetry.TypePublished {
 			last, found = e, true
 		}
-	}
+		return nil
+	})
 	return last, found
 }
 

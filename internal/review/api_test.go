@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"creator/internal/jsonl"
 	"creator/internal/reqstore"
 	"creator/internal/requirement"
 	"creator/internal/reviewlog"
@@ -52,7 +53,7 @@ func logOf(t *testing.T, job *workspace.Job) []reviewlog.Entry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := reviewlog.Parse[reviewlog.Entry](reviewlog.DecisionsFile, data)
+	entries, err := jsonl.Parse[reviewlog.Entry](reviewlog.DecisionsFile, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +421,7 @@ func TestComments(t *testing.T) {
 		t.Error("a refused comment changed the job folder")
 	}
 	data, _ := job.ReadInternal(reviewlog.CommentsFile)
-	if comments, err := reviewlog.Parse[reviewlog.Comment](reviewlog.CommentsFile, data); err != nil || len(comments) != 3 {
+	if comments, err := jsonl.Parse[reviewlog.Comment](reviewlog.CommentsFile, data); err != nil || len(comments) != 3 {
 		t.Errorf("comments.jsonl: %v %d", err, len(comments))
 	}
 	// A new review reads them back.

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"creator/internal/jsonl"
 	"creator/internal/markdown"
 	"creator/internal/reqstore"
 	"creator/internal/requirement"
@@ -95,7 +96,7 @@ func readLog[T any](files Files, file string) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	return reviewlog.Parse[T](file, data)
+	return jsonl.Parse[T](file, data)
 }
 
 // ConflictError is a change taken on another version of a requirement
@@ -317,7 +318,7 @@ func (s *Service) change(id, action, who, at string, edit func(*requirement.Reco
 			From: before.ReviewStatus(), To: after.ReviewStatus(), Changes: fieldChanges(before, after), Note: note,
 			Version: s.history.version(id) + 1, Undoes: undoes, Before: cloneReview(before.Review), After: cloneReview(after.Review),
 		}
-		line, err := reviewlog.Line(entry)
+		line, err := jsonl.Line(entry)
 		if err != nil {
 			return err
 		}

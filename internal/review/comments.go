@@ -3,6 +3,7 @@ package review
 import (
 	"strings"
 
+	"creator/internal/jsonl"
 	"creator/internal/reviewlog"
 )
 
@@ -57,7 +58,7 @@ func (s *Service) Comment(id, reviewer, text string) (reviewlog.Comment, error) 
 	if n := len(s.comments); n > 0 {
 		c.ID = s.comments[n-1].ID + 1 // as history.nextSeq: one past the last
 	}
-	line, err := reviewlog.Line(c)
+	line, err := jsonl.Line(c)
 	if err != nil {
 		return reviewlog.Comment{}, err
 	}

@@ -1,14 +1,11 @@
 // Package reviewlog is the append-only record of a job's review: every
 // change of a requirement's review (review/decisions.jsonl) and the
 // reviewers' comments (review/comments.jsonl), one JSON object a line
-// (docs/review.md, "The decision log").
+// (docs/review.md, "The decision log"), read and appended as every log is
+// (internal/jsonl).
 package reviewlog
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-
 	"creator/internal/requirement"
 )
 
@@ -67,35 +64,4 @@ type Comment struct {
 	Time        string `json:"time"`
 	Reviewer    string `json:"reviewer"`
 	Text        string `json:"text"`
-}
-
-// Line is v as a line of a log.
-func Line(v any) ([]byte, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(data, '\n'), nil
-}
-
-// Parse reads the lines of a log. A last line without its newline was
-// torn by a kill during its write, never acknowledged, and is left out
-// (the next append cuts it off); any other line that is not a record is
-// an error naming it.
-func Parse[T any](file string, data []byte) ([]T, error) {
-	if i := bytes.LastIndexByte(data, '\n'); i+1 < len(data) {
-		data = data[:i+1]
-	}
-	var out []T
-	for n, line := range bytes.Split(data, []byte{'\n'}) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var v T
-		if err := json.Unmarshal(line, &v); err != nil {
-			return nil, fmt.Errorf("%s line %d is not a record of the log: %v", file, n+1, err)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }

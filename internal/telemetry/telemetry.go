@@ -6,10 +6,7 @@
 package telemetry
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -18,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"creator/internal/agent"
+	"creator/internal/jsonl"
 )
 
 // File is where the events of a job go, relative to the job folder.
@@ -416,27 +414,6 @@ func clip(s string, most int) string {
 	return string(r[:most]) + "…(" + strconv.Itoa(len(r)) + " characters)"
 }
 
-// Read parses events, one per line; a torn last line (a crash while
-// writing) is skipped.
-func Read(r io.Reader) ([]Event, error) {
-	var out []Event
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
-	var pendingErr error
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		if pendingErr != nil {
-			return out, pendingErr // damage before the last line
-		}
-		var e Event
-		if err := json.Unmarshal(line, &e); err != nil {
-			pendingErr = errors.New("a line of " + File + " is damaged: " + err.Error())
-			continue
-		}
-		out = append(out, e)
-	}
-	return out, sc.Err()
-}
+// Read parses events, one per line (internal/jsonl: a torn last line, a
+// crash while writing, is left out).
+func Read(r io.Reader) ([]Event, error) { return jsonl.Read[Event](File, r) }

@@ -62,18 +62,6 @@ func TestEventsAreLinesOfTheirType(t *testing.T) {
 	}
 }
 
-func TestReadSkipsATornLastLine(t *testing.T) {
-	t.Parallel()
-	good := `{"type":"llm_call","time":"2026-11-21T06:00:00Z","step":1}` + "\n"
-	events, err := Read(strings.NewReader(good + `{"type":"tool_c`))
-	if err != nil || len(events) != 1 {
-		t.Fatalf("%v %v", events, err)
-	}
-	if _, err := Read(strings.NewReader(`{"type":` + "\n" + good)); err == nil {
-		t.Fatal("damage before the last line was not reported")
-	}
-}
-
 func TestConcurrentWritersKeepWholeLines(t *testing.T) {
 	t.Parallel()
 	var buf lockedBuffer

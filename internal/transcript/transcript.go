@@ -4,7 +4,6 @@
 package transcript
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"io/fs"
 	"time"
 
+	"creator/internal/jsonl"
 	"creator/internal/llm"
 )
 
@@ -141,7 +141,7 @@ type Reader interface {
 }
 
 // Load reads a job's transcript. A missing transcript is empty. A last line
-// cut off by a crash is ignored; damage elsewhere is an error.
+// cut off by a crash is left out; damage elsewhere is an error.
 func Load(from Reader) ([]Record, error) { return LoadAt(from, File) }
 
 // LoadAt reads the transcript at rel, as Load reads the job's.
@@ -156,31 +156,9 @@ func LoadAt(from Reader, rel string) ([]Record, error) {
 	return Parse(bytes.NewReader(data))
 }
 
-// Parse reads records from JSON lines.
-func Parse(r io.Reader) ([]Record, error) {
-	var recs []Record
-	br := bufio.NewReader(r)
-	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
-		complete := err == nil
-		if len(bytes.TrimSpace(line)) > 0 {
-			var rec Record
-			if jerr := json.Unmarshal(line, &rec); jerr != nil {
-				if !complete {
-					return recs, nil // torn last line: the write never finished
-				}
-				return recs, fmt.Errorf("transcript line %d is damaged: %v", n, jerr)
-			}
-			recs = append(recs, rec)
-		}
-		if err == io.EOF {
-			return recs, nil
-		}
-		if err != nil {
-			return recs, err
-		}
-	}
-}
+// Parse reads records from JSON lines (internal/jsonl: a torn last line
+// is left out, damage elsewhere is an error).
+func Parse(r io.Reader) ([]Record, error) { return jsonl.Read[Record](File, r) }
 
 // Messages are the messages of a transcript, in order: every message
 // record as it was appended, whatever compactions later did to the
