@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"creator/internal/pgmigrate"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -72,6 +74,22 @@ var reviewColumns = map[string]string{
 // columns of a requirement.
 var sourceColumns = map[string]string{"source_id": "text", "attributes": "jsonb"}
 
+// migrationSet is the migrations of Table in schema, as the shared
+// runner applies them (internal/pgmigrate).
+func migrationSet(schema string) pgmigrate.Set {
+	table := pgx.Identifier{schema, Table}.Sanitize()
+	steps := make([]string, len(migrations))
+	for i, m := range migrations {
+		steps[i] = fmt.Sprintf(m, table)
+	}
+	return pgmigrate.Set{
+		Name: table, Table: pgx.Identifier{schema, MigrationsTable}.Sanitize(), Lock: lockKey(schema), Steps: steps,
+		// A table made before the migrations were recorded, or by hand:
+		// adopted when publish can write it, else refused untouched.
+		Adopt: func(ctx context.Context, tx pgx.Tx) (bool, error) { return checkTable(ctx, tx, schema, firstColumns) },
+	}
+}
+
 // migrate brings the schema's tables to the latest migration inside tx,
 // and checks that Table is one publish can write. A schema already up to
 // date costs one round trip (upToDate); only one that needs migrating
@@ -81,46 +99,11 @@ func migrate(ctx context.Context, tx pgx.Tx, schema string) error {
 	if err != nil || ok {
 		return err
 	}
-	// One migrating publisher at a time per schema; the lock ends with tx.
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, lockKey(schema)); err != nil {
-		return err
-	}
-	log := pgx.Identifier{schema, MigrationsTable}.Sanitize()
 	if err := createSchema(ctx, tx, schema); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+log+` (
-		version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		return fmt.Errorf("creating %s: %w", log, err)
-	}
-	var version int
-	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM `+log).Scan(&version); err != nil {
-		return fmt.Errorf("reading %s: %w", log, err)
-	}
-	if err := tooNew(schema, version); err != nil {
+	if _, err := migrationSet(schema).Apply(ctx, tx); err != nil {
 		return err
-	}
-	if version == 0 {
-		// A table made before the migrations were recorded, or by hand:
-		// adopted when publish can write it, else refused untouched.
-		exists, err := checkTable(ctx, tx, schema, firstColumns)
-		if err != nil {
-			return err
-		}
-		if exists {
-			if _, err := tx.Exec(ctx, `INSERT INTO `+log+` (version) VALUES (1)`); err != nil {
-				return err
-			}
-			version = 1
-		}
-	}
-	for n := version + 1; n <= len(migrations); n++ {
-		if _, err := tx.Exec(ctx, fmt.Sprintf(migrations[n-1], pgx.Identifier{schema, Table}.Sanitize())); err != nil {
-			return fmt.Errorf("migration %d: %w", n, err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO `+log+` (version) VALUES ($1)`, n); err != nil {
-			return err
-		}
 	}
 	_, err = checkTable(ctx, tx, schema, firstColumns, reviewColumns, sourceColumns)
 	return err
@@ -131,14 +114,6 @@ func migrate(ctx context.Context, tx pgx.Tx, schema string) error {
 // schema up to date, so publishes run side by side and a migration waits
 // for them (and they for it).
 func lockKey(schema string) string { return "creator.publish." + schema }
-
-func tooNew(schema string, version int) error {
-	if version > len(migrations) {
-		return fmt.Errorf("%s is at migration %d, newer than this creator knows (%d): use a newer creator",
-			pgx.Identifier{schema, Table}.Sanitize(), version, len(migrations))
-	}
-	return nil
-}
 
 // upToDate says, in one round trip, whether the schema is at the latest
 // migration with a Table publish can write; false sends the caller down
@@ -174,7 +149,7 @@ func upToDate(ctx context.Context, tx pgx.Tx, schema string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("reading %s: %w", log, err)
 	}
-	if err := tooNew(schema, version); err != nil {
+	if err := migrationSet(schema).Check(version); err != nil {
 		return false, err
 	}
 	if version < len(migrations) {

@@ -34,6 +34,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"creator/internal/batch"
+	"creator/internal/pgmigrate"
 	"creator/internal/publish"
 )
 
@@ -105,41 +106,19 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (Migrated, error) {
 		m.River = append(m.River, v.Version)
 	}
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('creator.queue.migrate'))`); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+MigrationsTable+` (
-			version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-			return err
-		}
-		version, err := creatorVersion(ctx, tx)
+		applied, err := queueMigrations.Apply(ctx, tx)
 		if err != nil {
 			return err
 		}
-		if version > len(migrations) {
-			return fmt.Errorf("%s is at migration %d, newer than this creator knows (%d): use a newer creator", MigrationsTable, version, len(migrations))
-		}
-		for n := version + 1; n <= len(migrations); n++ {
-			if _, err := tx.Exec(ctx, migrations[n-1]); err != nil {
-				return fmt.Errorf("creator's queue migration %d: %w", n, err)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO `+MigrationsTable+` (version) VALUES ($1)`, n); err != nil {
-				return err
-			}
-			m.Creator = append(m.Creator, n)
-		}
+		m.Creator = applied
 		return publish.Migrate(ctx, tx, publish.DefaultSchema)
 	})
 	return m, err
 }
 
-func creatorVersion(ctx context.Context, q interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}) (int, error) {
-	var version int
-	err := q.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM `+MigrationsTable).Scan(&version)
-	return version, err
-}
+// queueMigrations are creator's queue tables, as the shared runner
+// applies them (internal/pgmigrate).
+var queueMigrations = pgmigrate.Set{Name: MigrationsTable, Table: MigrationsTable, Lock: "creator.queue.migrate", Steps: migrations}
 
 // ErrNotMigrated is the error of a database that creator migrate has not
 // brought up to date.
@@ -165,13 +144,9 @@ func Check(ctx context.Context, pool *pgxpool.Pool) error {
 	if len(have) == 0 || have[len(have)-1].Version < all[len(all)-1].Version {
 		missing = append(missing, "River's tables")
 	}
-	version := 0
-	if exists, err := tableExists(ctx, pool, MigrationsTable); err != nil {
+	version, err := queueMigrations.Version(ctx, pool)
+	if err != nil {
 		return err
-	} else if exists {
-		if version, err = creatorVersion(ctx, pool); err != nil {
-			return err
-		}
 	}
 	if version < len(migrations) {
 		missing = append(missing, DocumentsTable)
