@@ -71,8 +71,29 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", serveFile(web, "index.html"))
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(web)))
+	handleReads(mux, s, opts.Tokens)
+	handleChanges(mux, s, opts.Log)
+	allowed := map[string]string{
+		"/api/session": "GET", "/api/requirements": "GET", "/api/requirements/{id}": "GET",
+		"/api/requirements/{id}/review": "POST", "/api/requirements/{id}/undo": "POST",
+		"/api/requirements/{id}/history": "GET", "/api/requirements/{id}/comments": "GET, POST",
+		"/api/review/bulk": "POST", "/api/outputs": "GET, POST",
+	}
+	if j := opts.Job; j != nil {
+		mux.HandleFunc("GET /api/sections", func(w http.ResponseWriter, r *http.Request) { serveSections(w, s, j) })
+		mux.HandleFunc("GET /api/export", func(w http.ResponseWriter, r *http.Request) { serveExport(w, r, s, j, opts.Version) })
+		mux.HandleFunc("GET /api/documents/{name}", func(w http.ResponseWriter, r *http.Request) { serveDocument(w, r, j) })
+		allowed["/api/sections"], allowed["/api/export"], allowed["/api/documents/{name}"] = "GET", "GET", "GET"
+	}
+	handleUnrouted(mux, allowed)
+	return guard(authenticate(mux, opts.Tokens), opts.AnyHost)
+}
+
+// handleReads registers the API's GET routes, which change nothing;
+// tokens are the reviewers' (HandlerOptions.Tokens).
+func handleReads(mux *http.ServeMux, s *Service, tokens map[string]string) {
 	mux.HandleFunc("GET /api/session", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, Session{Reviewers: nonNil(s.Reviewers()), Auth: len(opts.Tokens) > 0,
+		writeJSON(w, http.StatusOK, Session{Reviewers: nonNil(s.Reviewers()), Auth: len(tokens) > 0,
 			Reviewer: tokenReviewer(r), DefaultReviewer: s.DefaultReviewer()})
 	})
 	mux.HandleFunc("GET /api/requirements", func(w http.ResponseWriter, r *http.Request) {
@@ -86,51 +107,6 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 		}
 		respond(w, d, err)
 	})
-	mux.HandleFunc("POST /api/requirements/{id}/review", func(w http.ResponseWriter, r *http.Request) {
-		if !jsonBody(w, r) {
-			return
-		}
-		d, err := ParseDecision(r.Body)
-		if err != nil {
-			respond(w, nil, err)
-			return
-		}
-		if d.Reviewer, err = requestReviewer(r, d.Reviewer); err != nil {
-			respond(w, nil, err)
-			return
-		}
-		if d.Version == nil {
-			if d.Version, err = ifMatch(r); err != nil {
-				respond(w, nil, err)
-				return
-			}
-		}
-		id := r.PathValue("id")
-		item, progress, err := s.Decide(id, d)
-		logChange(opts.Log, id, item, progress, err)
-		respondChanged(w, item, progress, err)
-	})
-	mux.HandleFunc("POST /api/requirements/{id}/undo", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Reviewer string `json:"reviewer"`
-			Version  *int   `json:"version"`
-		}
-		if !jsonBody(w, r) || !readBody(w, r, &body, `an undo has "reviewer" and "version"`, true) {
-			return
-		}
-		who, err := requestReviewer(r, strings.TrimSpace(body.Reviewer))
-		if err == nil && body.Version == nil {
-			body.Version, err = ifMatch(r)
-		}
-		if err != nil {
-			respond(w, nil, err)
-			return
-		}
-		id := r.PathValue("id")
-		item, progress, err := s.Undo(id, who, body.Version)
-		logChange(opts.Log, id, item, progress, err)
-		respondChanged(w, item, progress, err)
-	})
 	mux.HandleFunc("GET /api/requirements/{id}/history", func(w http.ResponseWriter, r *http.Request) {
 		h, err := s.History(r.PathValue("id"))
 		respond(w, nonNil(h), err)
@@ -139,75 +115,27 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 		c, err := s.Comments(r.PathValue("id"))
 		respond(w, c, err)
 	})
-	mux.HandleFunc("POST /api/requirements/{id}/comments", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Reviewer string  `json:"reviewer"`
-			Text     *string `json:"text"`
-		}
-		if !jsonBody(w, r) || !readBody(w, r, &body, `a comment has "reviewer" and "text"`, false) {
-			return
-		}
-		if body.Text == nil {
-			respond(w, nil, inputErrorf("\"text\" is missing: a comment needs its text"))
-			return
-		}
-		who, err := requestReviewer(r, strings.TrimSpace(body.Reviewer))
-		if err != nil {
-			respond(w, nil, err)
-			return
-		}
-		c, err := s.Comment(r.PathValue("id"), who, *body.Text)
-		respond(w, c, err)
-	})
-	mux.HandleFunc("POST /api/review/bulk", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			IDs      []string       `json:"ids"`
-			Decision *string        `json:"decision"`
-			Note     string         `json:"note"`
-			Reviewer string         `json:"reviewer"`
-			Versions map[string]int `json:"versions"`
-		}
-		if !jsonBody(w, r) || !readBody(w, r, &body, `a bulk decision has "ids", "decision", "note", "reviewer" and "versions"`, false) {
-			return
-		}
-		if body.Decision == nil {
-			respond(w, nil, inputErrorf("\"decision\" is missing: use one of accepted, rejected, pending"))
-			return
-		}
-		who, err := requestReviewer(r, strings.TrimSpace(body.Reviewer))
-		if err != nil {
-			respond(w, nil, err)
-			return
-		}
-		d := Decision{Decision: decisionName(*body.Decision), Note: strings.TrimSpace(body.Note), Reviewer: who}
-		results, progress, err := s.Bulk(body.IDs, d, body.Versions)
-		if err == nil && opts.Log != nil {
-			fmt.Fprintf(opts.Log, "%d requirements %s in bulk (%d of %d reviewed)\n", len(body.IDs), d.Decision, progress.Reviewed, progress.Total)
-		}
-		respond(w, struct {
-			Results  []BulkResult `json:"results"`
-			Progress Progress     `json:"progress"`
-		}{results, progress}, err)
-	})
 	mux.HandleFunc("GET /api/outputs", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, outputsState{Pending: s.OutputsPending()})
 	})
+}
+
+// handleChanges registers the API's POST routes; log, when set, gets a
+// line for each decision taken.
+func handleChanges(mux *http.ServeMux, s *Service, log io.Writer) {
+	mux.HandleFunc("POST /api/requirements/{id}/review", func(w http.ResponseWriter, r *http.Request) { serveDecision(w, r, s, log) })
+	mux.HandleFunc("POST /api/requirements/{id}/undo", func(w http.ResponseWriter, r *http.Request) { serveUndo(w, r, s, log) })
+	mux.HandleFunc("POST /api/requirements/{id}/comments", func(w http.ResponseWriter, r *http.Request) { serveComment(w, r, s) })
+	mux.HandleFunc("POST /api/review/bulk", func(w http.ResponseWriter, r *http.Request) { serveBulk(w, r, s, log) })
 	mux.HandleFunc("POST /api/outputs", func(w http.ResponseWriter, r *http.Request) {
 		err := s.Flush()
 		respond(w, outputsState{Pending: s.OutputsPending()}, err)
 	})
-	allowed := map[string]string{
-		"/api/session": "GET", "/api/requirements": "GET", "/api/requirements/{id}": "GET",
-		"/api/requirements/{id}/review": "POST", "/api/requirements/{id}/undo": "POST",
-		"/api/requirements/{id}/history": "GET", "/api/requirements/{id}/comments": "GET, POST",
-		"/api/review/bulk": "POST", "/api/outputs": "GET, POST",
-	}
-	if j := opts.Job; j != nil {
-		mux.HandleFunc("GET /api/sections", func(w http.ResponseWriter, r *http.Request) { serveSections(w, s, j) })
-		mux.HandleFunc("GET /api/export", func(w http.ResponseWriter, r *http.Request) { serveExport(w, r, s, j, opts.Version) })
-		mux.HandleFunc("GET /api/documents/{name}", func(w http.ResponseWriter, r *http.Request) { serveDocument(w, r, j) })
-		allowed["/api/sections"], allowed["/api/export"], allowed["/api/documents/{name}"] = "GET", "GET", "GET"
-	}
+}
+
+// handleUnrouted answers the API's paths with another method than allowed
+// (path → its methods) with 405, and every other API path with 404.
+func handleUnrouted(mux *http.ServeMux, allowed map[string]string) {
 	for path, allow := range allowed {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
@@ -217,7 +145,115 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such API: %s %s", r.Method, r.URL.Path))
 	})
-	return guard(authenticate(mux, opts.Tokens), opts.AnyHost)
+}
+
+// serveDecision takes a Decision on one requirement: POST
+// /api/requirements/{id}/review. Without a version in the body, If-Match
+// gives it.
+func serveDecision(w http.ResponseWriter, r *http.Request, s *Service, log io.Writer) {
+	if !jsonBody(w, r) {
+		return
+	}
+	d, err := ParseDecision(r.Body)
+	if err != nil {
+		respond(w, nil, err)
+		return
+	}
+	if d.Reviewer, err = requestReviewer(r, d.Reviewer); err != nil {
+		respond(w, nil, err)
+		return
+	}
+	if d.Version == nil {
+		if d.Version, err = ifMatch(r); err != nil {
+			respond(w, nil, err)
+			return
+		}
+	}
+	id := r.PathValue("id")
+	item, progress, err := s.Decide(id, d)
+	logChange(log, id, item, progress, err)
+	respondChanged(w, item, progress, err)
+}
+
+// serveUndo takes back the last change of one requirement: POST
+// /api/requirements/{id}/undo. Without a version in the body, If-Match
+// gives it.
+func serveUndo(w http.ResponseWriter, r *http.Request, s *Service, log io.Writer) {
+	var body struct {
+		Reviewer string `json:"reviewer"`
+		Version  *int   `json:"version"`
+	}
+	if !jsonBody(w, r) || !readBody(w, r, &body, `an undo has "reviewer" and "version"`, true) {
+		return
+	}
+	who, err := requestReviewer(r, strings.TrimSpace(body.Reviewer))
+	if err == nil && body.Version == nil {
+		body.Version, err = ifMatch(r)
+	}
+	if err != nil {
+		respond(w, nil, err)
+		return
+	}
+	id := r.PathValue("id")
+	item, progress, err := s.Undo(id, who, body.Version)
+	logChange(log, id, item, progress, err)
+	respondChanged(w, item, progress, err)
+}
+
+// serveComment adds a comment to one requirement: POST
+// /api/requirements/{id}/comments.
+func serveComment(w http.ResponseWriter, r *http.Request, s *Service) {
+	var body struct {
+		Reviewer string  `json:"reviewer"`
+		Text     *string `json:"text"`
+	}
+	if !jsonBody(w, r) || !readBody(w, r, &body, `a comment has "reviewer" and "text"`, false) {
+		return
+	}
+	if body.Text == nil {
+		respond(w, nil, inputErrorf("\"text\" is missing: a comment needs its text"))
+		return
+	}
+	who, err := requestReviewer(r, strings.TrimSpace(body.Reviewer))
+	if err != nil {
+		respond(w, nil, err)
+		return
+	}
+	c, err := s.Comment(r.PathValue("id"), who, *body.Text)
+	respond(w, c, err)
+}
+
+// serveBulk takes one decision on many requirements: POST
+// /api/review/bulk.
+func serveBulk(w http.ResponseWriter, r *http.Request, s *Service, log io.Writer) {
+	var body struct {
+		IDs      []string       `json:"ids"`
+		Decision *string        `json:"decision"`
+		Note     string         `json:"note"`
+		Reviewer string         `json:"reviewer"`
+		Versions map[string]int `json:"versions"`
+	}
+	if !jsonBody(w, r) || !readBody(w, r, &body, `a bulk decision has "ids", "decision", "note", "reviewer" and "versions"`, false) {
+		return
+	}
+	if body.Decision == nil {
+		respond(w, nil, inputErrorf("\"decision\" is missing: use one of accepted, rejected, pending"))
+		return
+	}
+	who, err := requestReviewer(r, strings.TrimSpace(body.Reviewer))
+	if err != nil {
+		respond(w, nil, err)
+		return
+	}
+	d := Decision{Decision: decisionName(*body.Decision), Note: strings.TrimSpace(body.Note), Reviewer: who}
+	results, progress, err := s.Bulk(body.IDs, d, body.Versions)
+	if err == nil && log != nil {
+		fmt.Fprintf(log, "%d requirements %s in bulk (%d of %d reviewed)\n", len(body.IDs), d.Decision, progress.Reviewed, progress.Total)
+	}
+	respond(w, struct {
+		Results  []BulkResult `json:"results"`
+		Progress Progress     `json:"progress"`
+	}{results, progress}, err)
 }
 
 // Session says who reviews: GET /api/session.
