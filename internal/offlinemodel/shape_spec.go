@@ -173,144 +173,193 @@ func specSectionKinds(text, chunkHeading string) func(int) blockKind {
 // heading with one), user stories and acceptance scenarios, and the
 // sentences, by the kind of section that holds them.
 func specItems(text, chunkHeading string, p profile) []found {
-	lines := chunkLines(text)
-	var out []found
-	var skip []span
-	kindOf := specSectionKinds(text, chunkHeading)
-	add := func(id string, from, to int, cue, note string) {
-		s := sentence{text: strings.TrimSpace(text[from:to]), start: from}
-		q := requirement.Clean(s.text)
-		if len(strings.Fields(q)) < 2 || !lowerWord.MatchString(q) || retiredRowRE.MatchString(q) {
-			return
-		}
-		out = append(out, found{s: s, quote: q, text: q, id: id, f: shapeFinding(q, cue, note)})
-	}
-	// the end of an item: the line before a blank line, a heading, the
-	// next list item, table row, story or scenario.
-	end := func(j int, cont func(string) bool) int {
-		for j+1 < len(lines) {
-			n := lines[j+1].text
-			if _, _, h := heading(n); n == "" || h || tableLineRE.MatchString(n) || document.ListMarkerLen(n) > 0 || !cont(n) {
-				break
-			}
-			j++
-		}
-		return j
-	}
-	always := func(string) bool { return true }
-	pendingID := ""       // of a heading, for the paragraph under it
-	var pendingTitle span // the title after that identifier
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
+	r := &specReader{text: text, lines: chunkLines(text), kindOf: specSectionKinds(text, chunkHeading)}
+	for i := 0; i < len(r.lines); i++ {
+		l := r.lines[i]
 		if l.text == "" {
 			continue
 		}
 		idm := idItemRE.FindStringSubmatchIndex(l.text)
 		if _, _, ok := heading(l.text); ok && idm == nil {
-			if pendingID != "" && pendingTitle.to > pendingTitle.from {
-				// A heading with an identifier and no text under it
-				// states the requirement itself.
-				add(pendingID, pendingTitle.from, pendingTitle.to, "a heading with a requirement identifier", "a heading with its own requirement identifier, a requirement whatever its wording")
-			}
-			pendingTitle = span{}
-			skip = append(skip, span{l.from, l.to})
-			pendingID = ""
-			if m := idHeadingRE.FindStringSubmatchIndex(l.text); m != nil {
-				pendingID = l.text[m[2]:m[3]]
-				rest := l.text[m[1]:]
-				lead := len(rest) - len(strings.TrimLeft(rest, " \t:.)–—-*_"))
-				if t := strings.TrimSpace(rest[lead:]); len(strings.Fields(t)) >= 3 {
-					pendingTitle = span{l.from + m[1] + lead, l.to}
-				}
-			}
+			r.headingLine(l)
 			continue
 		}
 		switch {
 		case tableLineRE.MatchString(l.text):
-			skip = append(skip, span{l.from, l.to})
-			cells := rowCells(l.text)
-			if tableRuleRE.MatchString(l.text) || len(cells) < 2 || i+1 < len(lines) && tableRuleRE.MatchString(lines[i+1].text) {
-				continue // the header or its rule
-			}
-			id := ""
-			if m := fullIDRE.FindStringSubmatch(cells[0].text); m != nil {
-				id, cells = m[1], cells[1:]
-			} else if kindOf(l.from) != normative {
-				continue
-			}
-			best := cells[0]
-			for _, c := range cells[1:] {
-				if len(strings.Fields(c.text)) > len(strings.Fields(best.text)) {
-					best = c
-				}
-			}
-			if id == "" && len(strings.Fields(best.text)) < 4 {
-				continue
-			}
-			add(id, l.from+best.at, l.from+best.at+len(best.text), "a row with a requirement identifier", "a table row with its own requirement identifier, a requirement whatever its wording")
+			r.tableRow(i)
 		case idm != nil:
-			m := idm
-			marker, sep := "", strings.TrimSpace(l.text[m[6]:m[7]])
-			if m[2] >= 0 {
-				marker = l.text[m[2]:m[3]]
-			}
-			// An identifier with no list marker, separator or emphasis.
-			bare := marker == "" && sep == "" && !strings.HasPrefix(l.text, "**") && !strings.HasPrefix(l.text, "__")
-			if bare && !strings.Contains(l.text[m[5]:m[8]], "\t") {
-				continue // an identifier in running text needs a separator or a cell's tab
-			}
-			j := end(i, func(n string) bool { return !idItemRE.MatchString(n) })
-			if bare {
-				j = i // a row of cells split by tabs is one line
-			}
-			skip = append(skip, span{l.from, lines[j].to})
-			add(l.text[m[4]:m[5]], l.from+m[8], lines[j].to, "an item with a requirement identifier", "a list item with its own requirement identifier, a requirement whatever its wording")
-			i = j
-			pendingID = ""
+			i = r.idItem(i, idm)
 		case storyRE.MatchString(l.text) || givenRE.MatchString(l.text):
-			story := storyRE.MatchString(l.text)
-			j := i
-			if story {
-				j = end(i, func(n string) bool { return !givenRE.MatchString(n) })
-			} else {
-				j = end(i, func(n string) bool { return scenarioRE.MatchString(n) })
-			}
-			from := l.from + len(l.text) - len(strings.TrimLeft(l.text[document.ListMarkerLen(l.text):], " \t*"))
-			whole := text[from:lines[j].to]
-			skip = append(skip, span{l.from, lines[j].to})
-			i = j
-			if !story && !thenRE.MatchString(whole) {
-				continue
-			}
-			cue, note := "a user story", "a user story: what a user needs of the system, a requirement"
-			if !story {
-				cue, note = "an acceptance scenario", "an acceptance scenario (Given/When/Then): a condition the system must meet"
-			}
-			add(pendingID, from, lines[j].to, cue, note)
-			pendingID = ""
-		case fullIDRE.MatchString(l.text) && i+1 < len(lines) && lines[i+1].text != "":
-			// An identifier in a cell of its own, the statement in the
-			// next (tables of word processors, one cell a line).
-			if _, _, h := heading(lines[i+1].text); h || fullIDRE.MatchString(lines[i+1].text) {
-				continue
-			}
-			j := end(i+1, func(n string) bool { return !fullIDRE.MatchString(n) })
-			skip = append(skip, span{l.from, lines[j].to})
-			add(fullIDRE.FindStringSubmatch(l.text)[1], lines[i+1].from, lines[j].to, "an item with a requirement identifier", "a table row with its own requirement identifier, a requirement whatever its wording")
-			i = j
-			pendingID = ""
-		case pendingID != "" && labelRE.FindString(l.text) == "":
-			// The paragraph under a heading with an identifier.
-			j := end(i, always)
-			skip = append(skip, span{l.from, lines[j].to})
-			add(pendingID, l.from+document.ListMarkerLen(l.text), lines[j].to, "a section with a requirement identifier", "the text under a heading with its own requirement identifier, a requirement whatever its wording")
-			i = j
-			pendingID = ""
+			i = r.storyOrScenario(i)
+		case fullIDRE.MatchString(l.text) && i+1 < len(r.lines) && r.lines[i+1].text != "":
+			i = r.idCell(i)
+		case r.pendingID != "" && labelRE.FindString(l.text) == "":
+			i = r.underHeading(i)
 		}
 	}
-	if pendingID != "" && pendingTitle.to > pendingTitle.from {
-		add(pendingID, pendingTitle.from, pendingTitle.to, "a heading with a requirement identifier", "a heading with its own requirement identifier, a requirement whatever its wording")
+	r.headingStatement()
+	return append(r.out, otherSentences(text, r.skip, p, r.kindOf)...)
+}
+
+// specReader is specItems' reading of a chunk's lines. Each kind of item
+// takes its lines from i on and returns the index of its last line.
+type specReader struct {
+	text   string
+	lines  []chunkLine
+	kindOf func(int) blockKind
+	out    []found
+	// skip are the lines the items took, which leaves them out of the
+	// sentences read after.
+	skip         []span
+	pendingID    string // of a heading, for the paragraph under it
+	pendingTitle span   // the title after that identifier
+}
+
+func (r *specReader) add(id string, from, to int, cue, note string) {
+	s := sentence{text: strings.TrimSpace(r.text[from:to]), start: from}
+	q := requirement.Clean(s.text)
+	if len(strings.Fields(q)) < 2 || !lowerWord.MatchString(q) || retiredRowRE.MatchString(q) {
+		return
 	}
-	out = append(out, otherSentences(text, skip, p, kindOf)...)
-	return out
+	r.out = append(r.out, found{s: s, quote: q, text: q, id: id, f: shapeFinding(q, cue, note)})
+}
+
+// itemEnd is the last line of the item that holds line j: the line
+// before a blank line, a heading, the next list item, table row, story
+// or scenario, or a line cont refuses.
+func (r *specReader) itemEnd(j int, cont func(string) bool) int {
+	for j+1 < len(r.lines) {
+		n := r.lines[j+1].text
+		if _, _, h := heading(n); n == "" || h || tableLineRE.MatchString(n) || document.ListMarkerLen(n) > 0 || !cont(n) {
+			break
+		}
+		j++
+	}
+	return j
+}
+
+// headingStatement adds the title of the pending heading with an
+// identifier: with no text under it, it states the requirement itself.
+func (r *specReader) headingStatement() {
+	if r.pendingID != "" && r.pendingTitle.to > r.pendingTitle.from {
+		r.add(r.pendingID, r.pendingTitle.from, r.pendingTitle.to, "a heading with a requirement identifier", "a heading with its own requirement identifier, a requirement whatever its wording")
+	}
+}
+
+// headingLine takes a heading without a list item's identifier: it ends
+// the section before and keeps this heading's identifier, if any, for
+// the paragraph under it.
+func (r *specReader) headingLine(l chunkLine) {
+	r.headingStatement()
+	r.pendingTitle = span{}
+	r.skip = append(r.skip, span{l.from, l.to})
+	r.pendingID = ""
+	if m := idHeadingRE.FindStringSubmatchIndex(l.text); m != nil {
+		r.pendingID = l.text[m[2]:m[3]]
+		rest := l.text[m[1]:]
+		lead := len(rest) - len(strings.TrimLeft(rest, " \t:.)–—-*_"))
+		if t := strings.TrimSpace(rest[lead:]); len(strings.Fields(t)) >= 3 {
+			r.pendingTitle = span{l.from + m[1] + lead, l.to}
+		}
+	}
+}
+
+// tableRow takes a table row: its longest cell is a requirement when the
+// row starts with an identifier or stands in a requirements section.
+func (r *specReader) tableRow(i int) {
+	l := r.lines[i]
+	r.skip = append(r.skip, span{l.from, l.to})
+	cells := rowCells(l.text)
+	if tableRuleRE.MatchString(l.text) || len(cells) < 2 || i+1 < len(r.lines) && tableRuleRE.MatchString(r.lines[i+1].text) {
+		return // the header or its rule
+	}
+	id := ""
+	if m := fullIDRE.FindStringSubmatch(cells[0].text); m != nil {
+		id, cells = m[1], cells[1:]
+	} else if r.kindOf(l.from) != normative {
+		return
+	}
+	best := cells[0]
+	for _, c := range cells[1:] {
+		if len(strings.Fields(c.text)) > len(strings.Fields(best.text)) {
+			best = c
+		}
+	}
+	if id == "" && len(strings.Fields(best.text)) < 4 {
+		return
+	}
+	r.add(id, l.from+best.at, l.from+best.at+len(best.text), "a row with a requirement identifier", "a table row with its own requirement identifier, a requirement whatever its wording")
+}
+
+// idItem takes a list item or line that starts with an identifier; m is
+// its match of idItemRE.
+func (r *specReader) idItem(i int, m []int) int {
+	l := r.lines[i]
+	marker, sep := "", strings.TrimSpace(l.text[m[6]:m[7]])
+	if m[2] >= 0 {
+		marker = l.text[m[2]:m[3]]
+	}
+	// An identifier with no list marker, separator or emphasis.
+	bare := marker == "" && sep == "" && !strings.HasPrefix(l.text, "**") && !strings.HasPrefix(l.text, "__")
+	if bare && !strings.Contains(l.text[m[5]:m[8]], "\t") {
+		return i // an identifier in running text needs a separator or a cell's tab
+	}
+	j := r.itemEnd(i, func(n string) bool { return !idItemRE.MatchString(n) })
+	if bare {
+		j = i // a row of cells split by tabs is one line
+	}
+	r.skip = append(r.skip, span{l.from, r.lines[j].to})
+	r.add(l.text[m[4]:m[5]], l.from+m[8], r.lines[j].to, "an item with a requirement identifier", "a list item with its own requirement identifier, a requirement whatever its wording")
+	r.pendingID = ""
+	return j
+}
+
+// storyOrScenario takes a user story, or an acceptance scenario
+// (Given/When/Then), which is one only with its "then".
+func (r *specReader) storyOrScenario(i int) int {
+	l := r.lines[i]
+	story := storyRE.MatchString(l.text)
+	j := i
+	if story {
+		j = r.itemEnd(i, func(n string) bool { return !givenRE.MatchString(n) })
+	} else {
+		j = r.itemEnd(i, func(n string) bool { return scenarioRE.MatchString(n) })
+	}
+	from := l.from + len(l.text) - len(strings.TrimLeft(l.text[document.ListMarkerLen(l.text):], " \t*"))
+	whole := r.text[from:r.lines[j].to]
+	r.skip = append(r.skip, span{l.from, r.lines[j].to})
+	if !story && !thenRE.MatchString(whole) {
+		return j
+	}
+	cue, note := "a user story", "a user story: what a user needs of the system, a requirement"
+	if !story {
+		cue, note = "an acceptance scenario", "an acceptance scenario (Given/When/Then): a condition the system must meet"
+	}
+	r.add(r.pendingID, from, r.lines[j].to, cue, note)
+	r.pendingID = ""
+	return j
+}
+
+// idCell takes an identifier in a cell of its own, the statement in the
+// next (tables of word processors, one cell a line).
+func (r *specReader) idCell(i int) int {
+	l, next := r.lines[i], r.lines[i+1]
+	if _, _, h := heading(next.text); h || fullIDRE.MatchString(next.text) {
+		return i
+	}
+	j := r.itemEnd(i+1, func(n string) bool { return !fullIDRE.MatchString(n) })
+	r.skip = append(r.skip, span{l.from, r.lines[j].to})
+	r.add(fullIDRE.FindStringSubmatch(l.text)[1], next.from, r.lines[j].to, "an item with a requirement identifier", "a table row with its own requirement identifier, a requirement whatever its wording")
+	r.pendingID = ""
+	return j
+}
+
+// underHeading takes the paragraph under a heading with an identifier.
+func (r *specReader) underHeading(i int) int {
+	l := r.lines[i]
+	j := r.itemEnd(i, func(string) bool { return true })
+	r.skip = append(r.skip, span{l.from, r.lines[j].to})
+	r.add(r.pendingID, l.from+document.ListMarkerLen(l.text), r.lines[j].to, "a section with a requirement identifier", "the text under a heading with its own requirement identifier, a requirement whatever its wording")
+	r.pendingID = ""
+	return j
 }

@@ -141,103 +141,126 @@ func blocks(text string) []block {
 // go on the control's statements from the chunk before, as items of a
 // normative block.
 func blocksFrom(text, control string) []block {
-	var out []block
-	cur := block{kind: neutral}
-	var marker *regexp.Regexp // the item marker of the latest normative block
-	pos := 0
-	blank := false // the line before was blank
+	c := blockCutter{cur: block{kind: neutral}, control: control}
 	if control != "" {
 		if first := strings.TrimSpace(text); itemKind(first) != nil {
-			cur = block{kind: normative, control: control, content: true, label: "(continued)"}
-			marker = itemKind(first)
+			c.cur = block{kind: normative, control: control, content: true, label: "(continued)"}
+			c.marker = itemKind(first)
 		}
 	}
+	pos := 0
+	blank := false // the line before was blank
 	for _, line := range strings.SplitAfter(text, "\n") {
-		trimmed := strings.TrimSpace(line)
-		lead := len(line) - len(strings.TrimLeft(line, " \t"))
-		if trimmed == "" {
+		if strings.TrimSpace(line) == "" {
 			blank = true
 			pos += len(line)
 			continue
 		}
-		after := blank
+		c.line(line, pos, blank)
 		blank = false
-		// A bulleted item led by a guidance label is labelled as a line
-		// is: "- Note: …" (numbered and lettered items are statements).
-		item := len(bulletRE.FindString(trimmed))
-		if m := labelRE.FindStringSubmatch(trimmed[item:]); item > 0 && (m == nil || labelKind(m[1]) != informative) {
-			item = 0 // only guidance is labelled in an item: "- Note: …", "- Rationale: …"
-		}
-		switch {
-		case mdHeadingRE.MatchString(trimmed):
-			// A Markdown heading ends the block before it.
-			cur.end = pos
-			out = append(out, cur)
-			cur = block{kind: neutral, start: pos, body: pos, control: control}
-			marker = nil
-		case labelRE.MatchString(trimmed[item:]):
-			cur.end = pos
-			out = append(out, cur)
-			label := labelRE.FindStringSubmatch(trimmed[item:])
-			cur = block{kind: labelKind(label[1]), start: pos, body: pos + lead + item + len(label[1]) + 1,
-				content: strings.TrimSpace(trimmed[item+len(label[0]):]) != "", label: label[1], control: control, bullet: item > 0}
-			if cur.kind == normative && titleRE.MatchString(strings.TrimSpace(trimmed[len(label[0]):])) {
-				// A document's title and subtitle ("Security Controls: A
-				// Practical Guide") are no label.
-				cur.kind = neutral
-			}
-			if cur.kind == normative {
-				marker = nil
-			}
-		case labelLineRE.MatchString(trimmed) && labelKind(trimmed) != neutral || informativeLineRE.MatchString(trimmed) || asideLineRE.MatchString(trimmed):
-			// A label on a line of its own ("Basic Security Requirements",
-			// "Discussion"): the block starts on the next line. One that
-			// says "non-normative" speaks for its paragraph only ("Non
-			// normative comment" between statements).
-			cur.end = pos
-			out = append(out, cur)
-			cur = block{kind: labelKind(trimmed), start: pos, body: pos + len(line), label: trimmed, control: control,
-				lineLabel: !informativeLineRE.MatchString(trimmed) && !asideLineRE.MatchString(trimmed)}
-			marker = nil
-		case catalogHeadingRE.MatchString(trimmed):
-			cur.end = pos
-			out = append(out, cur)
-			control = strings.TrimSuffix(strings.Fields(trimmed)[0], ".")
-			cur = block{kind: neutral, start: pos + len(line), body: pos + len(line), control: control}
-			marker = nil
-		case controlTitleRE.MatchString(trimmed) && (cur.kind != normative || marker == nil):
-			// A control's title in ordinary case ends the guidance under
-			// a label line before it, which goes on over paragraphs, and a
-			// block that has no items yet (a title such as "Security
-			// Controls: A Guide" is no label of items).
-			cur.end = pos
-			out = append(out, cur)
-			control = controlTitleRE.FindStringSubmatch(trimmed)[1]
-			cur = block{kind: neutral, start: pos, body: pos, control: control}
-			marker = nil
-		case cur.kind == normative && marker == nil:
-			marker = itemKind(trimmed)
-		case cur.kind == informative && marker != nil && marker.MatchString(trimmed):
-			cur.end = pos
-			out = append(out, cur)
-			cur = block{kind: normative, start: pos, body: pos + lead, control: control}
-		case after && cur.content && cur.kind != neutral && (cur.kind == informative && !cur.lineLabel || cur.kind == normative && itemKind(trimmed) == nil && !subItemRE.MatchString(trimmed)):
-			// A label speaks for its paragraph, and a normative one for the
-			// items that follow it; a paragraph after them is on its own
-			// (a definition list's "Notes:" entry ends at its paragraph).
-			cur.end = pos
-			out = append(out, cur)
-			cur = block{kind: neutral, start: pos, body: pos, control: control}
-		}
-		if pos >= cur.body && pos > cur.start {
-			cur.content = true
+		if pos >= c.cur.body && pos > c.cur.start {
+			c.cur.content = true
 		}
 		pos += len(line)
 	}
-	cur.end = len(text)
-	out = append(out, cur)
+	c.cur.end = len(text)
+	return keptBlocks(text, append(c.out, c.cur))
+}
+
+// blockCutter is blocksFrom's state as it goes down the lines.
+type blockCutter struct {
+	out     []block        // the blocks ended so far
+	cur     block          // the block the line is in
+	control string         // the chunk's control, then that of the latest control heading or title
+	marker  *regexp.Regexp // the item marker of the latest normative block
+}
+
+// next ends the current block at pos and goes on in b.
+func (c *blockCutter) next(pos int, b block) {
+	c.cur.end = pos
+	c.out = append(c.out, c.cur)
+	c.cur = b
+}
+
+// line reads a line that is not blank, at pos; after says a blank line
+// came before it.
+func (c *blockCutter) line(line string, pos int, after bool) {
+	trimmed := strings.TrimSpace(line)
+	lead := len(line) - len(strings.TrimLeft(line, " \t"))
+	item := guidanceBullet(trimmed)
+	switch {
+	case mdHeadingRE.MatchString(trimmed):
+		// A Markdown heading ends the block before it.
+		c.next(pos, block{kind: neutral, start: pos, body: pos, control: c.control})
+		c.marker = nil
+	case labelRE.MatchString(trimmed[item:]):
+		c.next(pos, labelBlock(trimmed, pos, lead, item, c.control))
+		if c.cur.kind == normative {
+			c.marker = nil
+		}
+	case labelLineRE.MatchString(trimmed) && labelKind(trimmed) != neutral || informativeLineRE.MatchString(trimmed) || asideLineRE.MatchString(trimmed):
+		// A label on a line of its own ("Basic Security Requirements",
+		// "Discussion"): the block starts on the next line. One that
+		// says "non-normative" speaks for its paragraph only ("Non
+		// normative comment" between statements).
+		c.next(pos, block{kind: labelKind(trimmed), start: pos, body: pos + len(line), label: trimmed, control: c.control,
+			lineLabel: !informativeLineRE.MatchString(trimmed) && !asideLineRE.MatchString(trimmed)})
+		c.marker = nil
+	case catalogHeadingRE.MatchString(trimmed):
+		c.control = strings.TrimSuffix(strings.Fields(trimmed)[0], ".")
+		c.next(pos, block{kind: neutral, start: pos + len(line), body: pos + len(line), control: c.control})
+		c.marker = nil
+	case controlTitleRE.MatchString(trimmed) && (c.cur.kind != normative || c.marker == nil):
+		// A control's title in ordinary case ends the guidance under
+		// a label line before it, which goes on over paragraphs, and a
+		// block that has no items yet (a title such as "Security
+		// Controls: A Guide" is no label of items).
+		c.control = controlTitleRE.FindStringSubmatch(trimmed)[1]
+		c.next(pos, block{kind: neutral, start: pos, body: pos, control: c.control})
+		c.marker = nil
+	case c.cur.kind == normative && c.marker == nil:
+		c.marker = itemKind(trimmed)
+	case c.cur.kind == informative && c.marker != nil && c.marker.MatchString(trimmed):
+		c.next(pos, block{kind: normative, start: pos, body: pos + lead, control: c.control})
+	case after && c.cur.content && c.cur.kind != neutral && (c.cur.kind == informative && !c.cur.lineLabel || c.cur.kind == normative && itemKind(trimmed) == nil && !subItemRE.MatchString(trimmed)):
+		// A label speaks for its paragraph, and a normative one for the
+		// items that follow it; a paragraph after them is on its own
+		// (a definition list's "Notes:" entry ends at its paragraph).
+		c.next(pos, block{kind: neutral, start: pos, body: pos, control: c.control})
+	}
+}
+
+// guidanceBullet is the length of the bullet before a guidance label
+// ("- Note: …", "- Rationale: …"), whose item is labelled as a line is;
+// 0 for other lines and items (numbered and lettered items are
+// statements).
+func guidanceBullet(trimmed string) int {
+	item := len(bulletRE.FindString(trimmed))
+	if m := labelRE.FindStringSubmatch(trimmed[item:]); item > 0 && (m == nil || labelKind(m[1]) != informative) {
+		return 0 // only guidance is labelled in an item
+	}
+	return item
+}
+
+// labelBlock is the block a label opens on the line trimmed at pos, lead
+// its indentation and item the length of the bullet before the label.
+func labelBlock(trimmed string, pos, lead, item int, control string) block {
+	label := labelRE.FindStringSubmatch(trimmed[item:])
+	b := block{kind: labelKind(label[1]), start: pos, body: pos + lead + item + len(label[1]) + 1,
+		content: strings.TrimSpace(trimmed[item+len(label[0]):]) != "", label: label[1], control: control, bullet: item > 0}
+	if b.kind == normative && titleRE.MatchString(strings.TrimSpace(trimmed[len(label[0]):])) {
+		// A document's title and subtitle ("Security Controls: A
+		// Practical Guide") are no label.
+		b.kind = neutral
+	}
+	return b
+}
+
+// keptBlocks are the blocks that hold text, a label line over plain
+// prose made neutral.
+func keptBlocks(text string, bs []block) []block {
 	var kept []block
-	for _, b := range out {
+	for _, b := range bs {
 		if b.end <= b.start {
 			continue
 		}
