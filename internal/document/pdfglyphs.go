@@ -116,13 +116,7 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 		if !ok {
 			return
 		}
-		args := lex.args
-		num := func(i int) float64 {
-			if i < len(args) {
-				return args[i].float()
-			}
-			return 0
-		}
+		args := operands(lex.args)
 		switch op {
 		case "q":
 			stack = append(stack, g)
@@ -133,86 +127,126 @@ func (p *pageReader) run(content, res pdf.Value, ctm matrix, depth int) {
 			}
 		case "cm":
 			if len(args) == 6 {
-				m := matrix{num(0), num(1), num(2), num(3), num(4), num(5)}
-				g.ctm = m.mul(g.ctm)
+				g.ctm = args.matrix().mul(g.ctm)
 			}
-		case "BT":
-			g.tm, g.tlm = identity, identity
-		case "Tc":
-			g.tc = num(0)
-		case "Tw":
-			g.tw = num(0)
-		case "Tz":
-			g.th = num(0) / 100
-		case "TL":
-			g.tl = num(0)
-		case "Ts":
-			g.trise = num(0)
 		case "Tf":
 			if len(args) == 2 {
 				g.font = p.font(scope, res, args[0].name())
-				g.tfs = num(1)
+				g.tfs = args.num(1)
 			}
-		case "Td", "TD":
-			if op == "TD" {
-				g.tl = -num(1)
-			}
-			g.tlm = matrix{1, 0, 0, 1, num(0), num(1)}.mul(g.tlm)
-			g.tm = g.tlm
-		case "Tm":
-			if len(args) == 6 {
-				g.tlm = matrix{num(0), num(1), num(2), num(3), num(4), num(5)}
-				g.tm = g.tlm
-			}
-		case "T*":
-			g.tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(g.tlm)
-			g.tm = g.tlm
-		case "Tj":
-			if len(args) == 1 {
-				p.show(&g, args[0].str())
-			}
-		case "'", "\"":
-			if op == "\"" && len(args) == 3 {
-				g.tw, g.tc = num(0), num(1)
-				args = args[2:]
-			}
-			g.tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(g.tlm)
-			g.tm = g.tlm
-			if len(args) == 1 {
-				p.show(&g, args[0].str())
-			}
-		case "TJ":
-			if len(args) != 1 {
-				continue
-			}
-			a := args[0]
-			if a.kind != operandArray {
-				continue
-			}
-			for _, x := range lex.elements[a.lo:a.hi] {
-				if x.kind == operandString {
-					p.show(&g, x.s)
-				} else {
-					tx := -x.float() / 1000 * g.tfs * g.th
-					g.tm = matrix{1, 0, 0, 1, tx, 0}.mul(g.tm)
-				}
-			}
+		case "BT", "Tc", "Tw", "Tz", "TL", "Ts", "Td", "TD", "Tm", "T*":
+			g.set(op, args)
+		case "Tj", "'", "\"", "TJ":
+			p.showText(&g, op, args, lex.elements)
 		case "Do":
-			if len(args) != 1 || depth >= maxFormDepth {
-				continue
+			if len(args) == 1 && depth < maxFormDepth {
+				p.runForm(res, args[0].name(), g.ctm, depth)
 			}
-			xo := p.objects.key(p.objects.key(res, "XObject"), args[0].name())
-			if xo.Key("Subtype").Name() != "Form" {
-				continue
-			}
-			m, _ := matrixOf(xo.Key("Matrix"))
-			sub := p.objects.key(xo, "Resources")
-			if sub.IsNull() {
-				sub = res
-			}
-			p.run(xo, sub, m.mul(g.ctm), depth+1)
 		}
 	}
+}
+
+// operands are the operands of a content stream operator.
+type operands []operand
+
+// num is operand i as a number; 0 when it is missing or no number.
+func (a operands) num(i int) float64 {
+	if i < len(a) {
+		return a[i].float()
+	}
+	return 0
+}
+
+// matrix is the six operands of cm or Tm.
+func (a operands) matrix() matrix {
+	return matrix{a.num(0), a.num(1), a.num(2), a.num(3), a.num(4), a.num(5)}
+}
+
+// set applies an operator of the text state (Tc, Tw, Tz, TL, Ts) or of
+// the text position (BT, Td, TD, Tm, T*).
+func (g *textState) set(op string, args operands) {
+	switch op {
+	case "BT":
+		g.tm, g.tlm = identity, identity
+	case "Tc":
+		g.tc = args.num(0)
+	case "Tw":
+		g.tw = args.num(0)
+	case "Tz":
+		g.th = args.num(0) / 100
+	case "TL":
+		g.tl = args.num(0)
+	case "Ts":
+		g.trise = args.num(0)
+	case "Td", "TD":
+		if op == "TD" {
+			g.tl = -args.num(1)
+		}
+		g.tlm = matrix{1, 0, 0, 1, args.num(0), args.num(1)}.mul(g.tlm)
+		g.tm = g.tlm
+	case "Tm":
+		if len(args) == 6 {
+			g.tlm = args.matrix()
+			g.tm = g.tlm
+		}
+	case "T*":
+		g.nextLine()
+	}
+}
+
+// nextLine moves to the start of the next line, the leading below.
+func (g *textState) nextLine() {
+	g.tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(g.tlm)
+	g.tm = g.tlm
+}
+
+// showText draws the strings of a text-showing operator (Tj, ', ", TJ);
+// elements are the lexer's elements of array operands.
+func (p *pageReader) showText(g *textState, op string, args operands, elements []operand) {
+	switch op {
+	case "Tj":
+		if len(args) == 1 {
+			p.show(g, args[0].str())
+		}
+	case "'", "\"":
+		if op == "\"" && len(args) == 3 {
+			g.tw, g.tc = args.num(0), args.num(1)
+			args = args[2:]
+		}
+		g.nextLine()
+		if len(args) == 1 {
+			p.show(g, args[0].str())
+		}
+	case "TJ":
+		if len(args) != 1 || args[0].kind != operandArray {
+			return
+		}
+		// Numbers between the strings move the text back, in thousandths
+		// of the font size.
+		for _, x := range elements[args[0].lo:args[0].hi] {
+			if x.kind == operandString {
+				p.show(g, x.s)
+			} else {
+				tx := -x.float() / 1000 * g.tfs * g.th
+				g.tm = matrix{1, 0, 0, 1, tx, 0}.mul(g.tm)
+			}
+		}
+	}
+}
+
+// runForm runs the form XObject named in res (another kind draws no
+// text), drawn with the transformation ctm, one level below depth.
+func (p *pageReader) runForm(res pdf.Value, name string, ctm matrix, depth int) {
+	xo := p.objects.key(p.objects.key(res, "XObject"), name)
+	if xo.Key("Subtype").Name() != "Form" {
+		return
+	}
+	m, _ := matrixOf(xo.Key("Matrix"))
+	sub := p.objects.key(xo, "Resources")
+	if sub.IsNull() {
+		sub = res // a form without resources uses those of the stream that draws it
+	}
+	p.run(xo, sub, m.mul(ctm), depth+1)
 }
 
 // show draws a string with the current font, one glyph per character code.
