@@ -56,8 +56,7 @@ type chunkResult struct {
 func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string) (tools.AnalyzedChunks, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	j := f.r.job
-	if err := j.FinishCommits(); err != nil {
+	if err := f.r.job.FinishCommits(); err != nil {
 		return tools.AnalyzedChunks{}, err
 	}
 	uncovered, err := f.uncovered()
@@ -73,11 +72,38 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 	}
 	rows := make([]tools.ChunkRow, len(ids))
 	results := make(chan chunkResult, len(ids))
-	var todo []int
+	todo, err := f.earlierOutcomes(ids, uncovered, rows, results)
+	if err != nil {
+		return tools.AnalyzedChunks{}, err
+	}
+	f.setTotal(len(ids))
+	f.startSubagents(ctx, ids, todo, note, results)
+	next, firstErr := f.commitInOrder(ctx, ids, rows, results)
+	// An interruption leaves later chunks unsettled: staged ones are
+	// committed by the next call, the rest are redone.
+	var done []tools.ChunkRow
+	for i := range next {
+		done = append(done, rows[i])
+	}
+	f.setTotal(0)
+	res := tools.AnalyzedChunks{Chunks: done, Notes: notes}
+	if firstErr != nil {
+		return res, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("interrupted after %d of %d chunks", next, len(ids))
+	}
+	return res, nil
+}
+
+// earlierOutcomes sends to results the outcomes of the chunks of ids that
+// an earlier call analysed, the rows of those it committed filled in;
+// todo are the indexes in ids of the chunks to analyse now.
+func (f *fanout) earlierOutcomes(ids []string, uncovered map[string]bool, rows []tools.ChunkRow, results chan<- chunkResult) (todo []int, err error) {
 	for i, id := range ids {
-		o, ok, err := j.ChunkOutcome(id)
+		o, ok, err := f.r.job.ChunkOutcome(id)
 		if err != nil {
-			return tools.AnalyzedChunks{}, err
+			return nil, err
 		}
 		switch {
 		// A chunk committed before is not sent again — unless it is not
@@ -93,8 +119,13 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 			todo = append(todo, i)
 		}
 	}
-	f.setTotal(len(ids))
+	return todo, nil
+}
 
+// startSubagents analyses the chunks todo (indexes in ids), at most
+// f.parallel at once, each outcome to results, and closes results when
+// all are done. After an interruption no more chunks are started.
+func (f *fanout) startSubagents(ctx context.Context, ids []string, todo []int, note string, results chan<- chunkResult) {
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(f.parallel, len(todo)) {
@@ -121,14 +152,16 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 		wg.Wait()
 		close(results)
 	}()
+}
 
-	// The reorder buffer: outcomes wait until every chunk before them is
-	// settled, then are committed in order. After an interruption nothing
-	// more is committed — staged work is on disk, and the next call
-	// commits it in its turn — so that the job stops at once.
+// commitInOrder is the reorder buffer: outcomes wait until every chunk
+// before them is settled, then are committed in order, each into its row.
+// After an interruption nothing more is committed — staged work is on
+// disk, and the next call commits it in its turn — so that the job stops
+// at once. next is the number of chunks settled; firstErr the first of
+// the results' errors.
+func (f *fanout) commitInOrder(ctx context.Context, ids []string, rows []tools.ChunkRow, results <-chan chunkResult) (next int, firstErr error) {
 	pending := map[int]chunkResult{}
-	next := 0
-	var firstErr error
 	for res := range results {
 		pending[res.index] = res
 		for ctx.Err() == nil {
@@ -146,21 +179,7 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 			next++
 		}
 	}
-	// An interruption leaves later chunks unsettled: staged ones are
-	// committed by the next call, the rest are redone.
-	var done []tools.ChunkRow
-	for i := range next {
-		done = append(done, rows[i])
-	}
-	f.setTotal(0)
-	res := tools.AnalyzedChunks{Chunks: done, Notes: notes}
-	if firstErr != nil {
-		return res, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("interrupted after %d of %d chunks", next, len(ids))
-	}
-	return res, nil
+	return next, firstErr
 }
 
 // uncovered are the chunks the job's coverage names not covered.
