@@ -165,7 +165,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
 		return
 	}
-	req := Request{Model: body.Model, Authorization: r.Header.Get("Authorization"), Raw: raw}
+	req := s.receive(requestOf(&body, r.Header.Get("Authorization"), raw))
+	reply := s.handler(req)
+	if s.holdReply(w, r, &body, &reply) {
+		writeReply(w, body.Model, reply)
+	}
+}
+
+// requestOf is the Request of a chat completion's body: its system
+// prompt apart from the messages, and the names of its tools.
+func requestOf(body *openai.ChatCompletionRequest, authorization string, raw []byte) Request {
+	req := Request{Model: body.Model, Authorization: authorization, Raw: raw}
 	for _, m := range body.Messages {
 		if m.Role == openai.ChatMessageRoleSystem {
 			req.System = m.Content
@@ -182,6 +192,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			req.Tools = append(req.Tools, t.Function.Name)
 		}
 	}
+	return req
+}
+
+// receive checks a request for protocol violations, numbers and records
+// it, and calls the hooks with it before it is answered.
+func (s *Server) receive(req Request) Request {
 	if err := llm.Validate(req.Messages); err != nil {
 		s.violate("request %d: %v", len(s.Requests())+1, err)
 	}
@@ -196,31 +212,38 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	for _, h := range hooks {
 		h(req)
 	}
+	return req
+}
 
-	reply := s.handler(req)
+// holdReply plays the reply's delay, hang or crash, then the server's
+// latency, which may set the reply's token counts. False when nothing is
+// to be answered: the client gave up, or the server crashed.
+func (s *Server) holdReply(w http.ResponseWriter, r *http.Request, body *openai.ChatCompletionRequest, reply *Reply) bool {
 	if reply.Delay > 0 {
 		select {
 		case <-time.After(reply.Delay):
 		case <-r.Context().Done():
-			return
+			return false
 		}
 	}
 	if reply.Hang {
 		<-r.Context().Done()
-		return
+		return false
 	}
 	if reply.Crash {
 		s.Down()
-		if hj, ok := w.(http.Hijacker); ok {
-			if conn, _, err := hj.Hijack(); err == nil {
-				conn.Close()
-			}
-		}
-		return
+		dropConnection(w)
+		return false
 	}
-	if s.latency != nil && reply.Status == 0 && !s.latency.hold(r.Context(), &body, &reply) {
-		return
+	if s.latency != nil && reply.Status == 0 {
+		return s.latency.hold(r.Context(), body, reply)
 	}
+	return true
+}
+
+// writeReply writes a reply: its status and body, or else its body or
+// the chat completion it makes for model, whole or cut off.
+func writeReply(w http.ResponseWriter, model string, reply Reply) {
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)
 	}
@@ -236,7 +259,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	data := reply.Body
 	if data == "" {
-		data = encode(body.Model, reply)
+		data = encode(model, reply)
 	}
 	w.Header().Set("Content-Type", contentType)
 	if reply.CutOff {
@@ -246,14 +269,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
 		}
-		if hj, ok := w.(http.Hijacker); ok {
-			if conn, _, err := hj.Hijack(); err == nil {
-				conn.Close()
-			}
-		}
+		dropConnection(w)
 		return
 	}
 	io.WriteString(w, data)
+}
+
+// dropConnection closes the request's connection without a word more.
+func dropConnection(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			conn.Close()
+		}
+	}
 }
 
 func (s *Server) violate(format string, a ...any) {
