@@ -119,3 +119,29 @@ func Spent(tokens int64, costUSD float64, priced bool) string {
 	}
 	return s
 }
+
+var sizeUnits = []struct {
+	suffix string
+	factor float64
+}{
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30},
+	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"bytes", 1}, {"byte", 1}, {"b", 1},
+}
+
+// ParseBytes reads a size as Bytes prints it, or as a person writes one:
+// "64MB", "1.5 GB", "500KiB" or a number of bytes.
+func ParseBytes(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	factor := 1.0
+	for _, u := range sizeUnits {
+		if strings.HasSuffix(t, u.suffix) {
+			t, factor = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.factor
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("%q is not a size such as 64MB, 1.5GB or 500000", s)
+	}
+	return int64(v * factor), nil
+}

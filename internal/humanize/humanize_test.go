@@ -1,6 +1,7 @@
 package humanize
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -51,6 +52,29 @@ func TestWithNotes(t *testing.T) {
 	} {
 		if got := WithNotes(c.result, c.notes); got != c.want {
 			t.Errorf("WithNotes(%q, %q) = %q, want %q", c.result, c.notes, got, c.want)
+		}
+	}
+}
+
+// ParseBytes reads what Bytes prints, with or without its space, and a
+// size as a person writes one.
+func TestParseBytes(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int64{1, 300, 64_000_000, 2_500_000_000} {
+		for _, s := range []string{Bytes(n), strings.ReplaceAll(Bytes(n), " ", "")} {
+			if got, err := ParseBytes(s); err != nil || got != n {
+				t.Errorf("ParseBytes(%q) = %d, %v; want %d", s, got, err, n)
+			}
+		}
+	}
+	for s, want := range map[string]int64{"64MB": 64e6, "1.5 GB": 1.5e9, "500KiB": 500 << 10, "1048576": 1 << 20, "2k": 2000} {
+		if got, err := ParseBytes(s); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "lots", "-5MB", "0"} {
+		if _, err := ParseBytes(s); err == nil {
+			t.Errorf("ParseBytes(%q) took it", s)
 		}
 	}
 }
