@@ -22,7 +22,7 @@ STATICCHECK_VERSION := v0.8.2
 # The packages with concurrency: PDF pages read at once, the agent loop and
 # context management, the model client, the workspace and its tools, the
 # requirement store and the review server.
-RACE_PKGS := ./internal/job/... ./internal/fakellm/... ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/... ./internal/queue/...
+RACE_PKGS := ./internal/job/... ./internal/fakellm/... ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/... ./internal/queue/... ./internal/app/... ./internal/batch/... ./internal/jsonl/...
 
 .PHONY: all build demo test quality corpus race lint fuzz bench bench-parallel bench-queue bench-huge stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
 

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,18 +12,17 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"creator/internal/app"
 	"creator/internal/batch"
-	"creator/internal/document"
-	"creator/internal/humanize"
-	"creator/internal/jobrun"
-	"creator/workspace"
+	"creator/internal/secret"
+	"creator/internal/usage"
 )
 
 // batchOptions are the flags of batch: those of run, and the batch's own.
 type batchOptions struct {
 	runOptions
 	paths            []string
-	jobs             int
+	atOnce           int
 	include, exclude []string
 	json             bool
 	batchMaxTokens   int64
@@ -32,75 +31,31 @@ type batchOptions struct {
 	again string
 }
 
-func newBatchCmd(g *globalOptions) *cobra.Command {
+func newBatchCmd(g *globalOptions, runF func(context.Context, *batchOptions) error) *cobra.Command {
 	o := &batchOptions{runOptions: runOptions{globalOptions: g}}
 	cmd := &cobra.Command{
 		Use:   "batch [flags] DIR|FILE...",
 		Short: "Run one job per document, several at once",
-		Long: `Run one job per document: the files given, and in each folder given the
-documents it holds, sub-folders included (` + strings.Join(document.Extensions(), " ") + `;
-hidden files and folders and the workspace root are left out). --include and
---exclude filter them by glob: a glob without '/' matches the file name, one
-with '/' the path below the folder given.
-
-Each document's job id is its name's stem (at most 48 letters, digits, '.',
-'_' or '-'; any other character becomes '-') and the first 8 hex digits of
-the SHA-256 of its bytes: policy.pdf → policy-1a2b3c4d. Running the same
-batch again skips the jobs that completed, resumes those that stopped or
-were interrupted, and runs a changed document as a new job; the old one is
-kept, so 'creator diff OLD NEW' compares them.
-
---jobs documents are worked on at once (default 2); each job keeps its own
---parallel, so at most jobs × max(1, parallel) model requests are in flight.
-A document that cannot be used (damaged, encrypted, scanned, empty) is
-refused with its reason and no job; the others go on.
-
-Budgets: --max-steps, --max-tokens and --max-cost are each job's, as for
-run; --batch-max-tokens and --batch-max-cost bound what this batch spends,
-all its jobs together: when reached, no job starts and the running ones stop,
-resumably.
-
-On a terminal stderr shows a table kept up to date (document, state, chunks
-done/total, requirements, requests, elapsed), elsewhere one line per change;
---quiet shows neither. At the end batch.json and batch.md at the workspace
-root describe the batch (--json prints the same object on stdout), stderr
-gets a one-line total, and stdout lists the requirements.json of each
-completed job unless --json is given.
-
-Exit codes: 0 every document completed; 1 a document was refused or its job
-could not run (even if others stopped); 2 usage, or no model server could be
-reached; 3 a job stopped or did not start, resumably: run the same batch
-again; 130 interrupted by Ctrl-C: every job stops resumably, and running the
-batch again continues.`,
-		Example: `  creator batch docs/
-  creator batch --jobs 4 --parallel 2 --model gpt-4.1-mini --batch-max-cost 20 regulations/
-  creator batch --include '*.pdf' --exclude 'drafts/*' contracts/ extra.docx
-  creator batch --json docs/ > batch-summary.json`,
-		Args: func(cmd *cobra.Command, paths []string) error {
-			if len(paths) == 0 {
-				return usageErrorf("give the documents or folders to process, e.g. 'creator batch docs/'")
-			}
-			return nil
-		},
+		Args:  atLeastOne("give the documents or folders to process, e.g. 'creator batch docs/'"),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveDefault // files and folders
 		},
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			o.paths = paths
-			o.changed = cmd.Flags().Changed
+			o.given(cmd)
 			o.again = againCommand(cmd, paths)
-			return runBatch(cmd.Context(), o)
+			return runF(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.IntVarP(&o.jobs, "jobs", "j", batch.DefaultJobs, "documents worked on at once; each job keeps its own --parallel")
+	f.IntVarP(&o.atOnce, "jobs", "j", batch.DefaultJobs, "documents worked on at once; each job keeps its own --parallel")
 	f.StringArrayVar(&o.include, "include", nil, "take only files that match this glob (repeatable)")
 	f.StringArrayVar(&o.exclude, "exclude", nil, "leave out files that match this glob (repeatable)")
 	f.BoolVar(&o.json, "json", false, "print the batch's summary as JSON on stdout")
 	f.Int64Var(&o.batchMaxTokens, "batch-max-tokens", 0, "stop the batch when its jobs have used this many tokens together in this batch (0: no limit)")
 	f.Float64Var(&o.batchMaxCost, "batch-max-cost", 0, "stop the batch when its jobs have cost this many US dollars together in this batch (0: no limit; needs the model's price)")
 	addRunFlags(cmd, &o.runOptions)
-	addPDFPasswordFlag(cmd, &o.pdfPassword)
+	addPDFPasswordFlag(cmd, &o.secrets.PDFPassword)
 	_ = cmd.RegisterFlagCompletionFunc("include", cobra.NoFileCompletions)
 	_ = cmd.RegisterFlagCompletionFunc("exclude", cobra.NoFileCompletions)
 	return cmd
@@ -143,65 +98,37 @@ func againCommand(cmd *cobra.Command, paths []string) string {
 	return strings.Join(parts, " ")
 }
 
-// discover finds the documents of paths as batch and enqueue do
-// (batch.Discover); a bad glob, a missing path or no documents at all is
-// a usage error.
-func discover(paths, include, exclude []string, skip ...string) ([]string, error) {
-	docs, err := batch.Discover(paths, include, exclude, skip...)
-	if err != nil {
-		return nil, usageErrorf("%v", err)
-	}
-	if len(docs) == 0 {
-		return nil, usageErrorf("no documents in %s (searched for %s)", strings.Join(paths, ", "), strings.Join(document.Extensions(), " "))
-	}
-	return docs, nil
-}
-
 func runBatch(ctx context.Context, o *batchOptions) error {
-	switch {
-	case o.jobs < 1 || o.jobs > MaxParallel:
-		return usageErrorf("--jobs is how many documents are worked on at once, 1 to %d, not %d", MaxParallel, o.jobs)
-	case o.batchMaxTokens < 0 || o.batchMaxCost < 0:
-		return usageErrorf("--batch-max-tokens and --batch-max-cost cannot be negative")
-	case o.verbose:
-		return usageErrorf("--verbose is not available with batch; follow one job with 'creator status --job ID' or its .agent/events.jsonl")
+	if o.verbose {
+		return usage.Errorf("--verbose is not available with batch; follow one job with 'creator status --job ID' or its .agent/events.jsonl")
 	}
-	m, err := o.checkedModel("", "")
+	jobs, err := o.jobs()
 	if err != nil {
 		return err
 	}
-	_, priced := o.pricing(m)
-	if o.batchMaxCost > 0 && !priced {
-		return usageErrorf("--batch-max-cost needs the price of %s: give --price-in and --price-out (US dollars per million tokens)", m.name)
-	}
-	root, err := o.root()
-	if err != nil {
-		return err
-	}
-	docs, err := discover(o.paths, o.include, o.exclude, root)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return err
-	}
-	o.guardStderr(m)
+	// The job's secrets are kept off stderr before anything is shown.
+	var keys secret.Redactor
+	keys.Set(jobs.Secrets.Values(o.getenv)...)
+	o.streams.ErrOut = keys.Writer(o.streams.ErrOut)
 	display := batch.NewDisplay(batch.DisplayOptions{Out: o.streams.ErrOut, Live: o.streams.ErrTTY, Width: o.streams.ErrWidth,
 		Quiet: o.quiet, RedrawEvery: o.redrawEvery})
-	b, err := batch.New(batch.Options{Root: root, Documents: docs, Jobs: o.jobs, Runner: batchRunner{o: &o.runOptions, root: root},
-		MaxTokens: o.batchMaxTokens, MaxCost: o.batchMaxCost, Changed: display.Changed, Now: o.now})
+	b, err := jobs.NewBatch(app.BatchOptions{Paths: o.paths, Include: o.include, Exclude: o.exclude, Jobs: o.atOnce,
+		MaxTokens: o.batchMaxTokens, MaxCost: o.batchMaxCost, Changed: display.Changed})
 	if err != nil {
 		return err
 	}
 	if !o.quiet {
+		if b.Model.Auto {
+			fmt.Fprintln(o.streams.ErrOut, noModelNote)
+		}
 		for _, n := range b.Notes {
 			fmt.Fprintf(o.streams.ErrOut, "creator: note: %s\n", n)
 		}
 	}
-	display.Watch(b)
+	display.Watch(b.Batch)
 	s := b.Run(ctx)
 	display.Stop()
-	return o.concludeBatch(root, s, priced)
+	return o.concludeBatch(jobs.Root, s, b.Priced)
 }
 
 // concludeBatch writes batch.json and batch.md, prints the summary and
@@ -231,7 +158,7 @@ func (o *batchOptions) concludeBatch(root string, s batch.Summary, priced bool) 
 	if !o.quiet {
 		fmt.Fprintf(o.streams.ErrOut, "creator: batch: %s; summary in %s\n", s.Total(priced), filepath.Join(root, batch.MarkdownFile))
 	}
-	code := s.Exit()
+	code, msg := s.Ending(o.again)
 	if writeErr != nil {
 		writeErr = fmt.Errorf("cannot write the batch's summary: %w", writeErr)
 		if code == exitOK {
@@ -239,61 +166,8 @@ func (o *batchOptions) concludeBatch(root string, s batch.Summary, priced bool) 
 		}
 		fmt.Fprintf(o.streams.ErrOut, "creator: %v\n", writeErr)
 	}
-	next := batch.Continue(s, o.again)
-	switch code {
-	case exitOK:
-		return nil
-	case exitInterrupted:
-		return &exitError{code: code, err: fmt.Errorf("interrupted; %s", next)}
-	case exitFailure:
-		n := s.Count(batch.Refused) + s.Count(batch.Failed)
-		msg := fmt.Sprintf("%s of %d failed (see above)", humanize.Plural(n, "document"), len(s.Documents))
-		if next != "" {
-			msg += "; " + next
-		}
-		return &exitError{code: code, err: fmt.Errorf("%s", msg)}
+	if code != exitOK {
+		return &exitError{code: code, err: errors.New(msg)}
 	}
-	return &exitError{code: code, err: fmt.Errorf("%s", next)}
-}
-
-// batchRunner runs a batch's jobs as run and resume do: each with its own
-// copy of the options, its model client and its --parallel gate.
-type batchRunner struct {
-	o    *runOptions
-	root string
-}
-
-func (r batchRunner) Start(ctx context.Context, id, path string, extracted *document.Cache, rep jobrun.Reporter) (jobrun.Outcome, error) {
-	o := *r.o
-	m, err := o.checkedModel("", "")
-	if err != nil {
-		return jobrun.Outcome{}, err
-	}
-	j, err := o.createJob(r.root, id, []string{path}, m)
-	if err != nil {
-		return jobrun.Outcome{}, err
-	}
-	defer j.Close()
-	return o.runJob(ctx, j, m, nil, extracted, rep)
-}
-
-func (r batchRunner) Check(path string) (*document.Cache, error) {
-	return jobrun.CheckDocuments([]string{path}, r.o.documentOptions())
-}
-
-func (r batchRunner) Resume(ctx context.Context, id string, rep jobrun.Reporter) (jobrun.Outcome, error) {
-	o := *r.o
-	j, info, err := openToResume(r.root, id)
-	if err != nil {
-		return jobrun.Outcome{}, err
-	}
-	defer j.Close()
-	if info.Status == workspace.StatusCompleted {
-		return jobrun.Outcome{Status: workspace.StatusCompleted}, nil
-	}
-	m, recs, err := o.prepareResume(j, info)
-	if err != nil {
-		return jobrun.Outcome{}, err
-	}
-	return o.runJob(ctx, j, m, recs, nil, rep)
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"creator/internal/badfiles"
 	"creator/internal/batch"
+	"creator/internal/iostreams"
 	"creator/internal/transcript"
 	"creator/workspace"
 )
@@ -162,7 +163,7 @@ func TestBatchCtrlCThenRerunContinues(t *testing.T) {
 	}()
 	var out, errOut bytes.Buffer
 	code := execute(ctx, []string{"batch", "--workspace", ws, "--jobs", "2", docs},
-		testFactory(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, nil, nil))
+		testFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, nil, nil))
 	stderr := errOut.String()
 	if code != exitInterrupted || !strings.Contains(stderr, "continue the batch with: creator batch ") {
 		t.Fatalf("Ctrl-C: exit %d, want 130\n%s", code, stderr)

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"errors"
+	"context"
 
 	"github.com/spf13/cobra"
 
-	"creator/internal/export"
 	"creator/internal/reqdiff"
+	"creator/internal/usage"
 )
 
 type diffOptions struct {
@@ -15,25 +15,15 @@ type diffOptions struct {
 	json                   bool
 }
 
-func newDiffCmd(g *globalOptions) *cobra.Command {
+func newDiffCmd(g *globalOptions, runF func(context.Context, *diffOptions) error) *cobra.Command {
 	o := &diffOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "diff OLD_JOB NEW_JOB [--json] [--format md|json]",
 		Short: "Compare the requirements of two jobs (two versions of a document)",
-		Long: `Say which requirements of NEW_JOB were added, removed, changed or kept since
-OLD_JOB. Requirements pair by their quotes (at least half of the words in
-common, best pairs first, the same section preferred), not by id. A pair is
-changed when text, type, category, priority or quotes differ; text and quote
-changes are given word by word ("ten" → "eight").
-
-Markdown by default; --json prints {added, removed, changed[{old, new,
-fields, changes[{field, old, new}]}], unchanged}.`,
-		Example: `  creator diff gobd-2019 gobd-2024
-  creator diff gobd-2019 gobd-2024 --json | jq '.changed[].changes'`,
-		Args: args(cobra.ExactArgs(2)),
+		Args:  args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o.oldJob, o.newJob = a[0], a[1]
-			return runDiff(o)
+			return runF(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVar(&o.format, "format", "md", "md or json")
@@ -41,32 +31,24 @@ fields, changes[{field, old, new}]}], unchanged}.`,
 	return cmd
 }
 
-func runDiff(o *diffOptions) error {
+func runDiff(_ context.Context, o *diffOptions) error {
 	if o.json {
 		o.format = "json"
 	}
 	if o.format != "md" && o.format != "json" {
-		return usageErrorf("unknown format %q: use md or json", o.format)
+		return usage.Errorf("unknown format %q: use md or json", o.format)
 	}
-	old, err := o.source(o.oldJob)
-	new, err2 := o.source(o.newJob)
-	if err = errors.Join(err, err2); err != nil {
+	w, err := o.globalOptions.jobs()
+	if err != nil {
 		return err
 	}
-	res := reqdiff.Compare(old, new)
+	res, err := w.Diff(o.oldJob, o.newJob)
+	if err != nil {
+		return err
+	}
 	if o.format == "json" {
 		return writeJSON(o.streams.Out, res)
 	}
 	_, err = o.streams.Out.Write(reqdiff.Markdown(res))
 	return err
-}
-
-// source reads a job's validated requirements and the sections they stand in.
-func (o *diffOptions) source(id string) (export.Source, error) {
-	job, err := o.openView(id)
-	if err != nil {
-		return export.Source{}, err
-	}
-	defer job.Close()
-	return export.Load(job)
 }

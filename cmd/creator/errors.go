@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"creator/internal/iostreams"
 	"creator/internal/jobrun"
+	"creator/internal/usage"
 )
 
 // Exit codes, as docs/exit-codes.md documents them.
@@ -17,15 +19,6 @@ const (
 	exitIncomplete  = jobrun.ExitIncomplete
 	exitInterrupted = jobrun.ExitInterrupted
 )
-
-// usageError is a mistake in the command line: exit 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usageErrorf(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
-}
 
 // exitError carries an explicit exit code, for outcomes such as "stopped
 // at a limit" that are not failures of the program.
@@ -39,7 +32,7 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // exitCode maps the error a command returned to the process exit code.
 func exitCode(ctx context.Context, err error) int {
-	var ue *usageError
+	var ue *usage.Error
 	var ee *exitError
 	switch {
 	case err == nil:
@@ -55,7 +48,7 @@ func exitCode(ctx context.Context, err error) int {
 }
 
 // report prints err, if any, and returns the exit code for it.
-func report(ctx context.Context, streams *IOStreams, err error) int {
+func report(ctx context.Context, streams *iostreams.IOStreams, err error) int {
 	code := exitCode(ctx, err)
 	if err == nil {
 		return code
@@ -65,7 +58,7 @@ func report(ctx context.Context, streams *IOStreams, err error) int {
 		msg = "interrupted"
 	}
 	fmt.Fprintf(streams.ErrOut, "creator: %s\n", msg)
-	var ue *usageError
+	var ue *usage.Error
 	if errors.As(err, &ue) && !strings.Contains(msg, "--help") {
 		fmt.Fprintln(streams.ErrOut, "Run 'creator --help' for usage.")
 	}

@@ -1,18 +1,12 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
+	"context"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"creator/internal/evaluate"
-	"creator/internal/output"
-	"creator/internal/requirement"
 )
 
 type evalOptions struct {
@@ -23,29 +17,13 @@ type evalOptions struct {
 	strict bool
 }
 
-func newEvalCmd(g *globalOptions) *cobra.Command {
+func newEvalCmd(g *globalOptions, runF func(context.Context, *evalOptions) error) *cobra.Command {
 	o := &evalOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "eval --job ID --gold GOLD.json [--json]",
 		Short: "Compare a job's requirements with a gold list",
-		Long: `Compare output/requirements.json of a job with a gold list (a JSON array of
-items with "quote" and "level", e.g. MUST/SHOULD/MAY) and print recall,
-precision and F1. A gold item is found when the quote of a requirement shares
-at least half of their words with it (Jaccard index of the word sets); a
-requirement is right when one of its quotes matches some gold item. With
---strict a quote matches only when it is at most 1.5 times the gold item's
-words plus 8 long: a quote that runs on over a paragraph does not count.
-Where gold items have ids, it also says how many of those found are matched
-by a requirement whose source_id is the item's id.
-
---json prints the figures as one object: gold, requirements, matched_gold,
-matched_requirements, recall, precision, f1, threshold, strict,
-by_level{LEVEL: {gold, matched, recall}}, source_ids{labelled, right,
-share}, missed[{quote, level, …}].`,
-		Example: `  creator eval --job rfc --gold rfc9000.gold.json
-  creator eval --job rfc --gold rfc9000.gold.json --json | jq .f1`,
-		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(o) },
+		Args:  args(cobra.NoArgs),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "the job to evaluate")
 	completeJobs(cmd, o.globalOptions)
@@ -55,37 +33,17 @@ share}, missed[{quote, level, …}].`,
 	return cmd
 }
 
-func runEval(o *evalOptions) error {
-	if o.gold == "" {
-		return usageErrorf("--gold is required")
-	}
-	j, err := o.openView(o.jobID)
+func runEval(_ context.Context, o *evalOptions) error {
+	w, err := o.globalOptions.jobs()
 	if err != nil {
 		return err
 	}
-	defer j.Close()
-	data, err := j.ReadFile(output.RequirementsFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("job '%s' has no %s yet; it is written when the job finishes (finalize_output)", j.ID, output.RequirementsFile)
-	}
+	res, err := w.Eval(o.jobID, o.gold, evaluate.Options{Strict: o.strict})
 	if err != nil {
 		return err
 	}
-	var reqs []requirement.Record
-	if err := json.Unmarshal(data, &reqs); err != nil {
-		return fmt.Errorf("%s of job '%s' is not valid: %v", output.RequirementsFile, j.ID, err)
-	}
-	raw, err := os.ReadFile(o.gold)
-	if err != nil {
-		return err
-	}
-	gold, err := evaluate.ParseGold(raw)
-	if err != nil {
-		return err
-	}
-	res := evaluate.EvaluateWith(reqs, gold, evaluate.Options{Strict: o.strict})
 	if o.json {
 		return writeJSON(o.streams.Out, res)
 	}
-	return evaluate.WriteText(o.streams.Out, res, filepath.Base(o.gold), j.ID)
+	return evaluate.WriteText(o.streams.Out, res, filepath.Base(o.gold), o.jobID)
 }

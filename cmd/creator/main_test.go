@@ -17,6 +17,7 @@ import (
 
 	"creator/internal/fakellm"
 	"creator/internal/index"
+	"creator/internal/iostreams"
 	"creator/internal/job"
 	"creator/internal/tokens"
 	"creator/planner"
@@ -97,7 +98,7 @@ var modelEnv = []string{"CREATOR_MODEL", "CREATOR_BASE_URL", "OPENAI_BASE_URL", 
 // at the model server pass at once: the retry window counts them, so a
 // server that keeps failing is given up on at the end of --retry-for
 // without the test waiting for it.
-func testFactory(streams *IOStreams, env map[string]string, now func() time.Time) *factory {
+func testFactory(streams *iostreams.IOStreams, env map[string]string, now func() time.Time) *factory {
 	if now == nil {
 		now = time.Now
 	}
@@ -117,7 +118,7 @@ func cli(t testing.TB, args ...string) (code int, stdout, stderr string) {
 func cliWith(t testing.TB, env map[string]string, now func() time.Time, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = execute(context.Background(), args, testFactory(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, env, now))
+	code = execute(context.Background(), args, testFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, env, now))
 	return code, out.String(), errOut.String()
 }
 
@@ -158,7 +159,7 @@ func TestInterruptedExitCode(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var errOut bytes.Buffer
-	code := report(ctx, &IOStreams{ErrOut: &errOut}, context.Canceled)
+	code := report(ctx, &iostreams.IOStreams{ErrOut: &errOut}, context.Canceled)
 	if code != exitInterrupted || !strings.Contains(errOut.String(), "interrupted") {
 		t.Fatalf("canceled run: exit %d, %q", code, errOut.String())
 	}
@@ -360,7 +361,7 @@ func TestInstructionsNameEveryTool(t *testing.T) {
 // examples.
 func TestEveryCommandHasHelpAndExamples(t *testing.T) {
 	t.Parallel()
-	root := newRootCmd(testFactory(&IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, nil, nil))
+	root := newRootCmd(testFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, nil, nil))
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
@@ -392,4 +393,13 @@ func TestUnknownCommandWithFlags(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, `unknown command "foo"`) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+}
+
+// envCount is a positive count from the test's environment, else def:
+// how hard a stress test or a benchmark works.
+func envCount(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
 }

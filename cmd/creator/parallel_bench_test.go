@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"creator/internal/corpustest"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"creator/internal/corpustest"
+	"creator/internal/iostreams"
 
 	"creator/internal/fakellm"
 )
@@ -56,7 +58,7 @@ func runParallelJob(b *testing.B, doc string, n int, lat fakellm.Latency) parall
 		"--job", "p", "--parallel", strconv.Itoa(n), "--max-steps", "5000", doc}
 	var out, errOut bytes.Buffer
 	start := time.Now()
-	code := execute(context.Background(), args, testFactory(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, nil, nil))
+	code := execute(context.Background(), args, testFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, nil, nil))
 	wall := time.Since(start)
 	if code != 0 {
 		b.Fatalf("--parallel %d: exit %d:\n%s", n, code, tail(errOut.String(), 3000))

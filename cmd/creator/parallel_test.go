@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"creator/internal/fakellm"
+	"creator/internal/settings"
 	"creator/templates"
 )
 
@@ -37,7 +38,7 @@ func TestRateLimitStormUnderParallel(t *testing.T) {
 					return limited(r)
 				}
 				return model(r)
-			}, fakellm.Latency{Slots: 2 * MaxParallel, Base: 20 * time.Millisecond})
+			}, fakellm.Latency{Slots: 2 * settings.MaxParallel, Base: 20 * time.Millisecond})
 			e := newJobEnvOn(t, srv)
 			root = e.root
 			code, _, stderr := cli(t, e.args("run", "--job", "storm", "--parallel", strconv.Itoa(n), "--request-timeout", "10s", doc)...)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"creator/internal/app"
 	"creator/internal/pdfcrypt"
 )
 
@@ -90,7 +91,7 @@ func TestPDFPassword(t *testing.T) {
 
 	t.Run("extract", func(t *testing.T) {
 		_, want, _ := cli(t, "extract", samplePDF)
-		for _, env := range []map[string]string{nil, {pdfPasswordEnv: testPDFPassword}} {
+		for _, env := range []map[string]string{nil, {app.PDFPasswordEnv: testPDFPassword}} {
 			args := []string{"extract", doc}
 			if env == nil {
 				args = []string{"extract", "--pdf-password", testPDFPassword, doc}
@@ -116,7 +117,7 @@ func TestPDFPassword(t *testing.T) {
 		if code != exitFailure || !strings.Contains(stderr, "retention-policy.pdf: "+needsPassword+" — job 'locked' was not resumed") {
 			t.Fatalf("resume without the password: exit %d\n%s", code, stderr)
 		}
-		code, stdout, stderr = cliWith(t, map[string]string{pdfPasswordEnv: testPDFPassword}, nil, "resume", "--workspace", root, "--job", "locked", "--max-steps", "1000", "--quiet")
+		code, stdout, stderr = cliWith(t, map[string]string{app.PDFPasswordEnv: testPDFPassword}, nil, "resume", "--workspace", root, "--job", "locked", "--max-steps", "1000", "--quiet")
 		if code != exitOK {
 			t.Fatalf("resume: exit %d\n%s", code, stderr)
 		}
@@ -151,7 +152,7 @@ func TestPDFPassword(t *testing.T) {
 	})
 
 	t.Run("help and queue", func(t *testing.T) {
-		env := map[string]string{pdfPasswordEnv: testPDFPassword}
+		env := map[string]string{app.PDFPasswordEnv: testPDFPassword}
 		for _, cmd := range []string{"run", "resume", "batch", "extract"} {
 			code, stdout, stderr := cliWith(t, env, nil, cmd, "--help")
 			if code != exitOK || !strings.Contains(stdout, "--pdf-password") {
@@ -181,27 +182,5 @@ func assertNowhere(t *testing.T, root, s string) {
 	})
 	if n == 0 {
 		t.Errorf("no files under %s", root)
-	}
-}
-
-// A queued job's runner, as a worker makes it from the queue's flags,
-// opens a PDF with the worker's own CREATOR_PDF_PASSWORD.
-func TestWorkerTakesThePDFPasswordFromItsEnvironment(t *testing.T) {
-	t.Parallel()
-	doc := encryptedSample(t, testPDFPassword)
-	for _, env := range []map[string]string{nil, {pdfPasswordEnv: testPDFPassword}} {
-		var out bytes.Buffer
-		w := &workerOptions{globalOptions: &globalOptions{factory: testFactory(&IOStreams{Out: &out, ErrOut: &out}, env, nil)}}
-		runner, err := w.runner(t.TempDir())([]string{"--model=builtin"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = runner.Check(doc)
-		switch {
-		case env == nil && (err == nil || !strings.Contains(err.Error(), needsPassword)):
-			t.Errorf("without the password: %v", err)
-		case env != nil && err != nil:
-			t.Errorf("with the password: %v", err)
-		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"creator/internal/iostreams"
 )
 
 // runWithStreams runs a command line with stderr as a terminal of the given
@@ -16,7 +18,7 @@ import (
 func runWithStreams(t *testing.T, width int, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut syncBuffer
-	streams := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	streams := &iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
 	if width > 0 {
 		streams.ErrTTY = true
 		streams.ErrWidth = func() int { return width }

@@ -1,89 +1,45 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"creator/internal/secret"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
-	"creator/internal/batch"
+	"creator/internal/app"
 	"creator/internal/humanize"
 	"creator/internal/queue"
+	"creator/internal/secret"
 )
 
-// databaseURL is --database, else $CREATOR_DATABASE_URL.
-func (g *globalOptions) databaseURL(flag string) (string, error) {
-	url := cmp.Or(flag, g.getenv("CREATOR_DATABASE_URL"))
-	if url == "" {
-		return "", usageErrorf("give the database with --database URL or $CREATOR_DATABASE_URL")
-	}
-	return url, nil
-}
-
-// openQueue connects to the database and, unless migrating, checks that
-// creator migrate has run.
-func (g *globalOptions) openQueue(ctx context.Context, flag string, check bool) (*pgxpool.Pool, string, error) {
-	url, err := g.databaseURL(flag)
-	if err != nil {
-		return nil, "", err
-	}
-	pool, where, err := queue.Open(ctx, url)
-	if err != nil {
-		return nil, where, err
-	}
-	if check {
-		if err := queue.Check(ctx, pool); err != nil {
-			pool.Close()
-			return nil, where, fmt.Errorf("%s: %w", where, err)
-		}
-	}
-	return pool, where, nil
-}
-
-const databaseHelp = "postgres://user:password@host:port/database (env CREATOR_DATABASE_URL)"
+const databaseHelp = "postgres://user:password@host:port/database (env " + app.DatabaseEnv + ")"
 
 type migrateOptions struct {
 	*globalOptions
 	database string
 }
 
-func newMigrateCmd(g *globalOptions) *cobra.Command {
+func newMigrateCmd(g *globalOptions, runF func(context.Context, *migrateOptions) error) *cobra.Command {
 	o := &migrateOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "migrate [--database URL]",
 		Short: "Prepare a PostgreSQL database for the queue of enqueue and worker",
-		Long: `Apply River's migrations (the job queue), creator's own (the table of the
-queued documents' bytes, creator_documents) and requirement_cache's, to the
-database of --database, else $CREATOR_DATABASE_URL. Running it again applies
-nothing; enqueue and worker refuse a database it has not brought up to date.`,
-		Example: `  export CREATOR_DATABASE_URL=postgres://creator:secret@db:5432/reqs
-  creator migrate`,
-		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMigrate(cmd.Context(), o) },
+		Args:  args(cobra.NoArgs),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	cmd.Flags().StringVar(&o.database, "database", "", databaseHelp)
 	return cmd
 }
 
 func runMigrate(ctx context.Context, o *migrateOptions) error {
-	pool, where, err := o.openQueue(ctx, o.database, false)
+	m, where, err := app.DatabaseOf(o.database, o.getenv).Migrate(ctx)
 	if err != nil {
 		return err
-	}
-	defer pool.Close()
-	m, err := queue.Migrate(ctx, pool)
-	if err != nil {
-		return fmt.Errorf("migrating %s: %w", where, err)
 	}
 	if len(m.River)+len(m.Creator) == 0 {
 		fmt.Fprintf(o.streams.ErrOut, "creator: %s is up to date\n", where)
@@ -102,34 +58,16 @@ type enqueueOptions struct {
 	include, exclude []string
 }
 
-func newEnqueueCmd(g *globalOptions) *cobra.Command {
+func newEnqueueCmd(g *globalOptions, runF func(context.Context, *enqueueOptions) error) *cobra.Command {
 	o := &enqueueOptions{runOptions: runOptions{globalOptions: g}}
 	cmd := &cobra.Command{
 		Use:   "enqueue [--database URL] [run flags] DIR|FILE...",
 		Short: "Queue one job per document in PostgreSQL, for workers on any machine",
-		Long: `Queue one job per document in the database (--database, else
-$CREATOR_DATABASE_URL; prepare it with 'creator migrate'): each document's bytes
-are stored in the database, so workers need no access to this machine's
-files, and one River job is inserted per document, with the run flags given
-here (never the API key: each worker takes its own). The documents are found
-as batch finds them (--include, --exclude) and each job's id is the one batch
-gives: <stem>-<first 8 hex digits of the SHA-256 of its bytes>.
-
-Enqueueing the same document with the same flags again adds nothing while its
-job is queued, running or completed. 'creator worker' runs the jobs and
-'creator queue' lists them.`,
-		Example: `  creator enqueue --database postgres://creator:secret@db:5432/reqs regulations/
-  creator enqueue --model gpt-4.1-mini --base-url https://api.openai.com/v1 --max-cost 5 contract.pdf`,
-		Args: func(cmd *cobra.Command, paths []string) error {
-			if len(paths) == 0 {
-				return usageErrorf("give the documents or folders to queue, e.g. 'creator enqueue docs/'")
-			}
-			return nil
-		},
+		Args:  atLeastOne("give the documents or folders to queue, e.g. 'creator enqueue docs/'"),
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			o.documents = paths
-			o.changed = cmd.Flags().Changed
-			return runEnqueue(cmd.Context(), o, jobFlags(cmd))
+			o.given(cmd)
+			return runF(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
@@ -140,44 +78,13 @@ job is queued, running or completed. 'creator worker' runs the jobs and
 	return cmd
 }
 
-// jobFlags are the run flags given to cmd, as a worker parses them: the
-// API key and the display's flags left out.
-func jobFlags(cmd *cobra.Command) []string {
-	run := &cobra.Command{}
-	addRunFlags(run, &runOptions{globalOptions: &globalOptions{factory: &factory{getenv: func(string) string { return "" }}}})
-	var out []string
-	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if run.Flags().Lookup(f.Name) == nil || f.Name == "api-key" || f.Name == "quiet" || f.Name == "verbose" {
-			return
-		}
-		out = append(out, "--"+f.Name+"="+f.Value.String())
-	})
-	return out
-}
-
-func runEnqueue(ctx context.Context, o *enqueueOptions, flags []string) error {
-	m, err := o.checkedModel("", "")
+func runEnqueue(ctx context.Context, o *enqueueOptions) error {
+	jobs, err := o.jobs()
 	if err != nil {
 		return err
 	}
-	// The model and its server travel with the job, wherever they came
-	// from here (flags or the environment).
-	if !o.changed("model") {
-		flags = append(flags, "--model="+m.name)
-	}
-	if !o.changed("base-url") && m.baseURL != "" {
-		flags = append(flags, "--base-url="+m.baseURL)
-	}
-	docs, err := discover(o.documents, o.include, o.exclude)
-	if err != nil {
-		return err
-	}
-	pool, where, err := o.openQueue(ctx, o.database, true)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	done, err := queue.Enqueue(ctx, pool, docs, flags)
+	done, where, err := jobs.Enqueue(ctx, app.EnqueueOptions{Database: app.DatabaseOf(o.database, o.getenv),
+		Paths: o.documents, Include: o.include, Exclude: o.exclude})
 	added := 0
 	for _, e := range done {
 		state := "queued"
@@ -204,31 +111,13 @@ type workerOptions struct {
 	backoff     time.Duration
 }
 
-func newWorkerCmd(g *globalOptions) *cobra.Command {
+func newWorkerCmd(g *globalOptions, runF func(context.Context, *workerOptions) error) *cobra.Command {
 	o := &workerOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "worker [--database URL] --workspace PATH [--concurrency K] [--slice D]",
 		Short: "Run queued jobs until stopped, as one of any number of workers",
-		Long: `Run the jobs 'creator enqueue' queued in the database (--database, else
-$CREATOR_DATABASE_URL), --concurrency at once, each in its own job folder under
-the workspace root exactly as 'creator run' would. The workspace root is shared
-by every worker: a local disk, or NFS v4 (working file locks and atomic
-rename); not an object store mounted with FUSE.
-
-An attempt works on a job for at most --slice, then leaves the folder
-resumable and snoozes the job, so that a worker that dies holds its job for
-minutes, not hours: the next worker resumes it from its folder. A completed
-job's requirements are published to requirement_cache in the transaction that
-completes it. A document that cannot be used is cancelled at once, with the
-reason; server errors and budgets are retried, --retry-backoff after the first
-failure, twice as long after each further one.
-
-SIGTERM or Ctrl-C: the running jobs stop at their current step, resumably, and
-go back to the queue; the worker exits within 10 seconds, with 0.`,
-		Example: `  creator worker --database postgres://creator:secret@db:5432/reqs --workspace /mnt/jobs
-  creator worker --workspace /mnt/jobs --concurrency 4 --slice 5m`,
-		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runWorker(cmd.Context(), o) },
+		Args:  args(cobra.NoArgs),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.database, "database", "", databaseHelp)
@@ -239,54 +128,22 @@ go back to the queue; the worker exits within 10 seconds, with 0.`,
 }
 
 func runWorker(ctx context.Context, o *workerOptions) error {
-	switch {
-	case o.concurrency < 1 || o.concurrency > MaxParallel:
-		return usageErrorf("--concurrency is how many jobs are worked on at once, 1 to %d, not %d", MaxParallel, o.concurrency)
-	case o.slice <= 0 || o.backoff <= 0:
-		return usageErrorf("--slice and --retry-backoff must be positive durations")
-	}
-	root, err := o.root()
+	w, err := o.globalOptions.jobs()
 	if err != nil {
 		return err
 	}
-	pool, _, err := o.openQueue(ctx, o.database, true)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
 	// The jobs' key and PDF password come from the worker's environment
 	// (enqueue never records them): kept off the worker's log as run keeps
 	// them off stderr.
+	jobs := app.Jobs{Workspace: w}
 	var keys secret.Redactor
-	keys.Set(o.getenv("OPENAI_API_KEY"), o.getenv(pdfPasswordEnv))
+	keys.Set(jobs.Secrets.Values(o.getenv)...)
 	errOut := keys.Writer(o.streams.ErrOut)
-	return queue.Work(ctx, queue.WorkerConfig{
-		Pool: pool, Root: root, Concurrency: o.concurrency, Slice: o.slice, Backoff: o.backoff,
-		Runner: o.runner(root),
+	return jobs.Work(ctx, app.WorkOptions{
+		Database: app.DatabaseOf(o.database, o.getenv), Concurrency: o.concurrency, Slice: o.slice, Backoff: o.backoff,
 		Logger: slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Log:    func(format string, args ...any) { fmt.Fprintf(errOut, "creator: "+format+"\n", args...) },
-		Now:    o.now,
 	})
-}
-
-// runner gives the runner of a queued job: its flags parsed as run parses
-// them, then run's and resume's path (batchRunner, runJob).
-func (o *workerOptions) runner(root string) func(flags []string) (batch.Runner, error) {
-	return func(flags []string) (batch.Runner, error) {
-		ro := &runOptions{globalOptions: o.globalOptions}
-		cmd := &cobra.Command{}
-		cmd.SetOut(io.Discard)
-		addRunFlags(cmd, ro)
-		if err := cmd.Flags().Parse(flags); err != nil {
-			return nil, err
-		}
-		ro.changed = cmd.Flags().Changed
-		ro.quiet = true
-		if _, err := ro.checkedModel("", ""); err != nil {
-			return nil, err
-		}
-		return batchRunner{o: ro, root: root}, nil
-	}
 }
 
 type queueOptions struct {
@@ -295,22 +152,13 @@ type queueOptions struct {
 	json     bool
 }
 
-func newQueueCmd(g *globalOptions) *cobra.Command {
+func newQueueCmd(g *globalOptions, runF func(context.Context, *queueOptions) error) *cobra.Command {
 	o := &queueOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "queue [--database URL] [--json]",
 		Short: "List the queued jobs: state, attempts, worker, last error",
-		Long: `List the jobs of the queue in the database (--database, else
-$CREATOR_DATABASE_URL), oldest first: the job id, the document, River's state
-(available, scheduled: snoozed between time slices or waiting to retry,
-running, retryable, completed, cancelled: a document that cannot be used, or
-discarded: out of attempts), the attempts, the time slices so far, the worker
-that attempted it last and its last error. --json prints a list of objects
-with those fields.`,
-		Example: `  creator queue
-  creator queue --json | jq '.[] | select(.state != "completed")'`,
-		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runQueue(cmd.Context(), o) },
+		Args:  args(cobra.NoArgs),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	cmd.Flags().StringVar(&o.database, "database", "", databaseHelp)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the jobs as a JSON list")
@@ -318,12 +166,7 @@ with those fields.`,
 }
 
 func runQueue(ctx context.Context, o *queueOptions) error {
-	pool, _, err := o.openQueue(ctx, o.database, true)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	jobs, err := queue.List(ctx, pool)
+	jobs, err := app.DatabaseOf(o.database, o.getenv).Queue(ctx)
 	if err != nil {
 		return err
 	}

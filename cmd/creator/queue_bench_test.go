@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -20,7 +19,7 @@ import (
 // throughput of one. CREATOR_BENCH_QUEUE_DOCS sets the number of
 // documents (default 16).
 func BenchmarkQueueWorkers(b *testing.B) {
-	n := envNumber(systemFactory(), "CREATOR_BENCH_QUEUE_DOCS", 16, strconv.Atoi)
+	n := envCount("CREATOR_BENCH_QUEUE_DOCS", 16)
 	scale := benchLatencyScale(b)
 	lat := fakellm.Latency{Slots: 32, Base: time.Duration(50 * scale * float64(time.Millisecond)),
 		PerPromptToken: time.Duration(0.02 * scale * float64(time.Millisecond))}

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -317,8 +316,8 @@ func TestQueueKilledWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs creator workers as separate processes")
 	}
-	n := envNumber(systemFactory(), "CREATOR_STRESS_QUEUE_DOCS", 12, strconv.Atoi)
-	kills := envNumber(systemFactory(), "CREATOR_STRESS_QUEUE_KILLS", 5, strconv.Atoi)
+	n := envCount("CREATOR_STRESS_QUEUE_DOCS", 12)
+	kills := envCount("CREATOR_STRESS_QUEUE_KILLS", 5)
 	rng := stressRNG(t)
 	srv := pgtest.Start(t)
 	db, refDB := srv.URL(srv.Password), srv.NewDatabase(t).URL(srv.Password)

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"creator/internal/coverage"
-	"creator/internal/job"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -19,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"creator/internal/coverage"
+	"creator/internal/job"
 
 	"creator/internal/badfiles"
 	"creator/internal/fakellm"
@@ -355,7 +356,7 @@ func TestKillAtRandomMoments(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs creator as separate processes")
 	}
-	kills := envNumber(systemFactory(), "CREATOR_STRESS_KILLS", 6, strconv.Atoi)
+	kills := envCount("CREATOR_STRESS_KILLS", 6)
 	rng := stressRNG(t)
 	doc := corpusPath(t, "GoBD.pdf")
 	start := time.Now()
@@ -378,7 +379,7 @@ func TestKillAtRandomMomentsDuringFanOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs creator as separate processes")
 	}
-	kills := envNumber(systemFactory(), "CREATOR_STRESS_KILLS", 5, strconv.Atoi)
+	kills := envCount("CREATOR_STRESS_KILLS", 5)
 	rng := stressRNG(t)
 	doc := corpusPath(t, "GoBD.pdf")
 	flags := []string{"--parallel", "8"}

@@ -3,19 +3,21 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"creator/internal/app"
+	"creator/internal/browser"
+	"creator/internal/iostreams"
+	"creator/internal/usage"
 	"creator/workspace"
 )
 
 // factory is what the commands take from the process: streams,
 // environment and clock. Tests make their own, so they can run in parallel.
 type factory struct {
-	streams *IOStreams
+	streams *iostreams.IOStreams
 	getenv  func(string) string
 	now     func() time.Time
 	// retryBaseDelay is the first wait between attempts at the model
@@ -31,7 +33,7 @@ type factory struct {
 
 // systemFactory is the process's own.
 func systemFactory() *factory {
-	return &factory{streams: systemStreams(), getenv: os.Getenv, now: time.Now, retryBaseDelay: time.Second, openURL: openInBrowser}
+	return &factory{streams: iostreams.System(), getenv: os.Getenv, now: time.Now, retryBaseDelay: time.Second, openURL: browser.Open}
 }
 
 // globalOptions are the flags every command shares.
@@ -40,38 +42,28 @@ type globalOptions struct {
 	workspace string // --workspace
 }
 
-// root resolves the folder that holds the jobs.
-func (g *globalOptions) root() (string, error) {
-	env := workspace.SystemEnvironment()
-	env.Getenv = g.getenv
-	return workspace.ResolveRoot(g.workspace, env)
+// env is what the application takes from the process.
+func (g *globalOptions) env() app.Env {
+	return app.Env{Getenv: g.getenv, Now: g.now, RetryBaseDelay: g.retryBaseDelay, RetrySleep: g.retrySleep, Version: versionString()}
+}
+
+// jobs is the workspace of the jobs under the root.
+func (g *globalOptions) jobs() (app.Workspace, error) {
+	root, err := app.ResolveRoot(g.workspace, g.getenv)
+	return app.Workspace{Root: root, Env: g.env()}, err
 }
 
 func newRootCmd(f *factory) *cobra.Command {
 	g := &globalOptions{factory: f}
 	streams := f.streams
 	cmd := &cobra.Command{
-		Use:   "creator",
-		Short: "Extract citation-backed requirements from documents",
-		Long: `creator turns documents (regulations, standards, specifications, contracts)
-into a list of atomic, testable requirements, each with a verbatim citation.
-
-One agent works inside a job folder: it reads instructions.md, writes its own
-plan, hands the chunks of the documents to sub-agents that analyse them in
-parallel (--parallel), and writes every result to a file. Watch a job with cat and ls; an interrupted job resumes where it stopped.
-
-Jobs live under the workspace root: --workspace, else $CREATOR_WORKSPACE,
-else /workspace inside a container, else ./workspace.`,
-		Example: `  creator run --job gobd GoBD.pdf
-  creator status --job gobd
-  creator resume --job gobd
-  creator review --job gobd --open
-  creator export --job gobd --format csv -o gobd.csv`,
+		Use:           "creator",
+		Short:         "Extract citation-backed requirements from documents",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageErrorf("unknown command %q", args[0])
+				return usage.Errorf("unknown command %q", args[0])
 			}
 			return nil
 		},
@@ -87,32 +79,33 @@ else /workspace inside a container, else ./workspace.`,
 		// mistake to name.
 		if !c.HasParent() {
 			if rest := c.Flags().Args(); len(rest) > 0 {
-				return usageErrorf("unknown command %q", rest[0])
+				return usage.Errorf("unknown command %q", rest[0])
 			}
 		}
-		return usageErrorf("%v (see '%s --help')", err, c.CommandPath())
+		return usage.Errorf("%v (see '%s --help')", err, c.CommandPath())
 	})
 	cmd.PersistentFlags().StringVar(&g.workspace, "workspace", "", "folder that holds the jobs (env "+workspace.RootEnv+")")
 
 	cmd.AddCommand(
-		newRunCmd(g),
-		newResumeCmd(g),
-		newBatchCmd(g),
-		newStatusCmd(g),
-		newListCmd(g),
-		newExportCmd(g),
-		newReviewCmd(g),
-		newPublishCmd(g),
-		newMigrateCmd(g),
-		newEnqueueCmd(g),
-		newWorkerCmd(g),
-		newQueueCmd(g),
-		newExtractCmd(g),
-		newEvalCmd(g),
-		newDiffCmd(g),
+		newRunCmd(g, runRun),
+		newResumeCmd(g, runResume),
+		newBatchCmd(g, runBatch),
+		newStatusCmd(g, runStatus),
+		newListCmd(g, runList),
+		newExportCmd(g, runExport),
+		newReviewCmd(g, runReview),
+		newPublishCmd(g, runPublish),
+		newMigrateCmd(g, runMigrate),
+		newEnqueueCmd(g, runEnqueue),
+		newWorkerCmd(g, runWorker),
+		newQueueCmd(g, runQueue),
+		newExtractCmd(g, runExtract),
+		newEvalCmd(g, runEval),
+		newDiffCmd(g, runDiff),
 		newVersionCmd(g),
 	)
 	withBashFallback(cmd)
+	describe(cmd)
 	return cmd
 }
 
@@ -120,50 +113,32 @@ else /workspace inside a container, else ./workspace.`,
 func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
 		if err := check(cmd, a); err != nil {
-			return usageErrorf("%v (see 'creator %s --help')", err, cmd.Name())
+			return usage.Errorf("%v (see 'creator %s --help')", err, cmd.Name())
 		}
 		return nil
 	}
 }
 
-// checkJobID refuses a missing or malformed --job.
-func checkJobID(id string) error {
-	if id == "" {
-		return usageErrorf("--job is required")
+// atLeastOne refuses a command line without arguments, saying what to
+// give.
+func atLeastOne(what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, a []string) error {
+		if len(a) == 0 {
+			return usage.Errorf("%s", what)
+		}
+		return nil
 	}
-	if err := workspace.ValidateID(id); err != nil {
-		return usageErrorf("%v", err)
-	}
-	return nil
 }
 
 // completeJobs makes the shell complete --job with the ids of the jobs under
 // the workspace root.
 func completeJobs(cmd *cobra.Command, g *globalOptions) {
 	_ = cmd.RegisterFlagCompletionFunc("job", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		root, err := g.root()
+		root, err := app.ResolveRoot(g.workspace, g.getenv)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		ids, _ := workspace.List(root)
 		return ids, cobra.ShellCompDirectiveNoFileComp
 	})
-}
-
-// openInBrowser asks the desktop to open url in the web browser.
-func openInBrowser(url string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", url)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		cmd = exec.Command("xdg-open", url)
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go func() { _ = cmd.Wait() }()
-	return nil
 }

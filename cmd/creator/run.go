@@ -1,228 +1,149 @@
 package main
 
 import (
-	"cmp"
-	"creator/compaction"
-	"creator/internal/jobrun"
-	"creator/internal/llm"
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"creator/internal/app"
 	"creator/internal/atomicfile"
 	"creator/internal/document"
 	"creator/internal/humanize"
+	"creator/internal/job"
+	"creator/internal/jobrun"
+	"creator/internal/progress"
+	"creator/internal/secret"
+	"creator/internal/settings"
 	"creator/internal/tokens"
+	"creator/workspace"
 )
 
-// runOptions are the flags of run and resume (docs/configuration.md).
+// runOptions are the flags of run and resume (docs/configuration.md): the
+// job's settings, its secrets and the display's.
 type runOptions struct {
 	*globalOptions
-	jobID           string
-	documents       []string
-	maxSteps        int
-	maxTokens       int64
-	maxCost         float64
-	priceIn         float64
-	priceOut        float64
-	contextWindow   int
-	summarizeAt     int
-	keepToolResults int
-	minCoverage     float64
-	allTools        bool
-	parallel        int
-	maxText         int64
-	tokenizer       string
-	requestTimeout  time.Duration
-	retryFor        time.Duration
-	sendReasoning   bool
-	model           string
-	baseURL         string
-	apiKey          string
-	pdfPassword     string
-	embedModel      string
-	embedBaseURL    string
-	quiet, verbose  bool
-	// changed reports whether a flag was given on the command line.
-	changed func(name string) bool
+	jobID          string
+	documents      []string
+	settings       settings.Settings
+	secrets        app.Secrets
+	quiet, verbose bool
 }
 
+// addRunFlags binds the settings' flags, their defaults the environment's
+// (settings.Defaults).
 func addRunFlags(cmd *cobra.Command, o *runOptions) {
+	d := settings.Defaults(o.getenv)
+	s := &o.settings
+	*s = d
 	f := cmd.Flags()
-	f.IntVar(&o.maxSteps, "max-steps", envNumber(o.factory, "CREATOR_MAX_STEPS", jobrun.DefaultMaxSteps, strconv.Atoi), "stop after this many model calls (env CREATOR_MAX_STEPS); the job stays resumable")
-	f.Int64Var(&o.maxTokens, "max-tokens", 0, "stop when prompt+completion tokens of the job reach this total (0: no limit)")
-	f.Float64Var(&o.maxCost, "max-cost", 0, "stop when the job has cost this many US dollars (0: no limit; needs the model's price)")
-	f.Float64Var(&o.priceIn, "price-in", envNumber(o.factory, "CREATOR_PRICE_IN", 0, parseFloat), "US dollars per million prompt tokens (env CREATOR_PRICE_IN); default: the built-in table of OpenAI models")
-	f.Float64Var(&o.priceOut, "price-out", envNumber(o.factory, "CREATOR_PRICE_OUT", 0, parseFloat), "US dollars per million completion tokens (env CREATOR_PRICE_OUT)")
-	f.IntVar(&o.contextWindow, "context-window", compaction.DefaultContextWindow, "the model's context window in tokens")
-	f.IntVar(&o.summarizeAt, "summarize-at", compaction.DefaultSummarizeAt, "summarise older turns when the prompt passes this many tokens")
-	f.IntVar(&o.keepToolResults, "keep-tool-results", compaction.DefaultKeepToolResults, "number of recent tool results kept whole in the prompt")
-	f.Float64Var(&o.minCoverage, "min-coverage", jobrun.DefaultMinCoverage, "share of the chunks that must be covered (read in full, and cited or declared empty) before the job can complete, e.g. 0.95")
-	f.IntVar(&o.parallel, "parallel", envCount(o.factory, "CREATOR_PARALLEL", jobrun.DefaultParallel), "sub-agents that analyse chunks at once, each with a fresh context, and the most model requests in flight (env CREATOR_PARALLEL); 0: the main agent reads every chunk itself. A resume keeps the job's number unless given")
-	o.maxText = envSize(o.factory, "CREATOR_MAX_TEXT", document.DefaultMaxText)
-	f.Var(byteSize{&o.maxText}, "max-text", "refuse a document whose text is larger than this, before it is chunked and indexed (e.g. 64MB; env CREATOR_MAX_TEXT; about 8 million tokens)")
-	f.BoolVar(&o.allTools, "all-tools", false, "send every tool definition with every request instead of the core tools and those the model found with search_tools")
-	f.StringVar(&o.tokenizer, "tokenizer", o.envString("CREATOR_TOKENIZER", tokens.DefaultEncoding), "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
-	f.DurationVar(&o.requestTimeout, "request-timeout", envNumber(o.factory, "CREATOR_REQUEST_TIMEOUT", 10*time.Minute, time.ParseDuration), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
-	f.DurationVar(&o.retryFor, "retry-for", envNumber(o.factory, "CREATOR_RETRY_FOR", llm.DefaultRetryFor, time.ParseDuration), "how long to keep retrying a failing model server (rate limits, 5xx, timeouts, a restart) before the job stops, resumable; a server that asks to wait past the window, rejects the key or refuses the request stops it at once (env CREATOR_RETRY_FOR; 0: no retries)")
-	f.BoolVar(&o.sendReasoning, "send-reasoning", envBool(o.factory, "CREATOR_SEND_REASONING"), "send the model's reasoning (reasoning_content) back with its tool calls, as DeepSeek's thinking mode and some llama.cpp and vLLM models want; switched on or off by itself when the server asks for or refuses the field, and a resume keeps the job's last choice (env CREATOR_SEND_REASONING)")
-	f.StringVar(&o.model, "model", "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")
-	f.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible server URL (env CREATOR_BASE_URL or OPENAI_BASE_URL)")
-	f.StringVar(&o.apiKey, "api-key", "", "API key (env OPENAI_API_KEY); never written to the job")
-	f.StringVar(&o.embedModel, "embed-model", o.envString("CREATOR_EMBED_MODEL", ""), "embedding model for semantic search_files (env CREATOR_EMBED_MODEL); none: keyword search only")
-	f.StringVar(&o.embedBaseURL, "embed-base-url", o.envString("CREATOR_EMBED_BASE_URL", ""), "OpenAI-compatible /v1/embeddings server (env CREATOR_EMBED_BASE_URL); default: the model server")
+	f.IntVar(&s.MaxSteps, settings.SetMaxSteps, d.MaxSteps, "stop after this many model calls (env CREATOR_MAX_STEPS); the job stays resumable")
+	f.Int64Var(&s.MaxTokens, settings.SetMaxTokens, 0, "stop when prompt+completion tokens of the job reach this total (0: no limit)")
+	f.Float64Var(&s.MaxCost, settings.SetMaxCost, 0, "stop when the job has cost this many US dollars (0: no limit; needs the model's price)")
+	f.Float64Var(&s.PriceIn, settings.SetPriceIn, d.PriceIn, "US dollars per million prompt tokens (env CREATOR_PRICE_IN); default: the built-in table of OpenAI models")
+	f.Float64Var(&s.PriceOut, settings.SetPriceOut, d.PriceOut, "US dollars per million completion tokens (env CREATOR_PRICE_OUT)")
+	f.IntVar(&s.ContextWindow, settings.SetContextWindow, d.ContextWindow, "the model's context window in tokens")
+	f.IntVar(&s.SummarizeAt, settings.SetSummarizeAt, d.SummarizeAt, "summarise older turns when the prompt passes this many tokens")
+	f.IntVar(&s.KeepToolResults, settings.SetKeepToolResults, d.KeepToolResults, "number of recent tool results kept whole in the prompt")
+	f.Float64Var(&s.MinCoverage, settings.SetMinCoverage, d.MinCoverage, "share of the chunks that must be covered (read in full, and cited or declared empty) before the job can complete, e.g. 0.95")
+	f.IntVar(&s.Parallel, settings.SetParallel, d.Parallel, "sub-agents that analyse chunks at once, each with a fresh context, and the most model requests in flight (env CREATOR_PARALLEL); 0: the main agent reads every chunk itself. A resume keeps the job's number unless given")
+	f.Var(byteSize{&s.MaxText}, settings.SetMaxText, "refuse a document whose text is larger than this, before it is chunked and indexed (e.g. 64MB; env CREATOR_MAX_TEXT; about 8 million tokens)")
+	f.BoolVar(&s.AllTools, settings.SetAllTools, false, "send every tool definition with every request instead of the core tools and those the model found with search_tools")
+	f.StringVar(&s.Tokenizer, settings.SetTokenizer, d.Tokenizer, "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
+	f.DurationVar((*time.Duration)(&s.RequestTimeout), settings.SetRequestTimeout, time.Duration(d.RequestTimeout), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
+	f.DurationVar((*time.Duration)(&s.RetryFor), settings.SetRetryFor, time.Duration(d.RetryFor), "how long to keep retrying a failing model server (rate limits, 5xx, timeouts, a restart) before the job stops, resumable; a server that asks to wait past the window, rejects the key or refuses the request stops it at once (env CREATOR_RETRY_FOR; 0: no retries)")
+	f.BoolVar(&s.SendReasoning, settings.SetSendReasoning, d.SendReasoning, "send the model's reasoning (reasoning_content) back with its tool calls, as DeepSeek's thinking mode and some llama.cpp and vLLM models want; switched on or off by itself when the server asks for or refuses the field, and a resume keeps the job's last choice (env CREATOR_SEND_REASONING)")
+	f.StringVar(&s.Model, settings.SetModel, "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")
+	f.StringVar(&s.BaseURL, settings.SetBaseURL, "", "OpenAI-compatible server URL (env CREATOR_BASE_URL or OPENAI_BASE_URL)")
+	f.StringVar(&o.secrets.APIKey, "api-key", "", "API key (env OPENAI_API_KEY); never written to the job")
+	f.StringVar(&s.EmbedModel, settings.SetEmbedModel, d.EmbedModel, "embedding model for semantic search_files (env CREATOR_EMBED_MODEL); none: keyword search only")
+	f.StringVar(&s.EmbedBaseURL, settings.SetEmbedBaseURL, d.EmbedBaseURL, "OpenAI-compatible /v1/embeddings server (env CREATOR_EMBED_BASE_URL); default: the model server")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print the model's reasoning and each tool call")
 }
 
-// pdfPasswordEnv is where the password of encrypted PDFs comes from when
-// --pdf-password is not given.
-const pdfPasswordEnv = "CREATOR_PDF_PASSWORD"
+// given marks the settings the command line gave: a resume keeps them
+// over the job's record, a queued job brings them to the worker.
+func (o *runOptions) given(cmd *cobra.Command) {
+	for _, name := range settings.Names() {
+		if cmd.Flags().Changed(name) {
+			o.settings.Give(name)
+		}
+	}
+}
+
+// jobs is the application's view of the jobs under these options.
+func (o *runOptions) jobs() (app.Jobs, error) {
+	w, err := o.globalOptions.jobs()
+	return app.Jobs{Workspace: w, Settings: o.settings, Secrets: o.secrets}, err
+}
 
 // addPDFPasswordFlag adds --pdf-password to the commands that extract
 // documents. Its default stays empty, the environment being read when
-// used (givenPDFPassword), so that --help never prints the password.
+// used (app.Secrets), so that --help never prints the password.
 func addPDFPasswordFlag(cmd *cobra.Command, password *string) {
-	cmd.Flags().StringVar(password, "pdf-password", "", "password of encrypted PDFs that need one to open (env "+pdfPasswordEnv+"); PDFs restricted by an owner password only open without it; never written to the job")
+	cmd.Flags().StringVar(password, "pdf-password", "", "password of encrypted PDFs that need one to open (env "+app.PDFPasswordEnv+"); PDFs restricted by an owner password only open without it; never written to the job")
 }
 
-// givenPDFPassword is --pdf-password (flag), else $CREATOR_PDF_PASSWORD.
-func (g *globalOptions) givenPDFPassword(flag string) string {
-	return first(flag, g.getenv(pdfPasswordEnv))
-}
+// byteSize is a flag of a size in bytes: a number with an optional unit,
+// decimal (KB, MB, GB) or binary (KiB, MiB, GiB), as humanize prints them.
+type byteSize struct{ n *int64 }
 
-// documentOptions are the options documents are extracted with.
-func (o *runOptions) documentOptions() document.Options {
-	return document.Options{MaxText: o.maxText, Password: o.givenPDFPassword(o.pdfPassword)}
-}
-
-func (f *factory) envString(name, def string) string {
-	return cmp.Or(f.getenv(name), def)
-}
-
-// envNumber reads a positive number from the environment, else def.
-func envNumber[T int | float64 | time.Duration](f *factory, name string, def T, parse func(string) (T, error)) T {
-	if v, err := parse(f.getenv(name)); err == nil && v > 0 {
-		return v
+func (b byteSize) String() string {
+	if b.n == nil || *b.n == 0 {
+		return ""
 	}
-	return def
+	return strings.ReplaceAll(humanize.Bytes(*b.n), " ", "")
 }
 
-// envCount reads a count from the environment, zero included, else def.
-func envCount(f *factory, name string, def int) int {
-	if v, err := strconv.Atoi(strings.TrimSpace(f.getenv(name))); err == nil && v >= 0 {
-		return v
+func (b byteSize) Set(s string) error {
+	n, err := humanize.ParseBytes(s)
+	if err == nil {
+		*b.n = n
 	}
-	return def
+	return err
 }
 
-// envBool reads a boolean from the environment (1, true, yes), else false.
-func envBool(f *factory, name string) bool {
-	v, err := strconv.ParseBool(f.getenv(name))
-	return err == nil && v || strings.EqualFold(f.getenv(name), "yes")
-}
+func (byteSize) Type() string { return "size" }
 
-func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
-
-func newRunCmd(g *globalOptions) *cobra.Command {
+func newRunCmd(g *globalOptions, runF func(context.Context, *runOptions) error) *cobra.Command {
 	o := &runOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "run [--job ID] [flags] DOCUMENT...",
 		Short: "Create a job for the documents and run it to completion",
-		Long: `Create a job folder for the documents and run the agent until its plan is
-complete, output/requirements.json is valid and every chunk of the documents
-is covered: read in full, and cited by a requirement or declared empty
-(--min-coverage accepts less).
-
-The model is an OpenAI-compatible chat-completions server (OpenAI, llama.cpp,
-vLLM, Ollama): --model and --base-url, or CREATOR_MODEL and CREATOR_BASE_URL /
-OPENAI_BASE_URL; the key comes from --api-key or OPENAI_API_KEY and is never
-written to the job.
-
-The chunks are analysed by sub-agents, each a fresh conversation with one
-chunk, --parallel of them at once (default 4, env CREATOR_PARALLEL; also the
-most requests in flight, fewer while the server answers 429 or 503);
---parallel 0 lets the main agent read every chunk itself. Requirement ids
-follow the document whatever order the sub-agents finish in.
-
-Budgets: --max-steps, --max-tokens and --max-cost count the whole job across
-resumes, every sub-agent's requests included. At a budget the requirements saved so far are written to output/
-(summary.md says the result is partial) and the message names the command
-that continues with a higher limit. Cost comes from --price-in/--price-out
-or a built-in table of OpenAI prices; the built-in model costs nothing.
-
-Progress goes to stderr: one updating line on a terminal, one line per task
-change otherwise; --quiet silences it, --verbose adds every call. Each run
-appends its events to .agent/events.jsonl.
-
-A failing model server is retried for --retry-for (default 5m): rate limits,
-server errors, timeouts, a server restarting or loading its model.
-
-Exit codes: 0 done; 1 error, or the server rejected the API key; 2 usage, or
-no server can be reached at the address before the job's first answer;
-3 stopped before completion (a budget, repeated tool failure, a loop, answers
-cut off at the model's output limit, model gave up, the server failed or was
-down for all of --retry-for) and resumable; 130 interrupted and resumable. On
-3 and 130, continue with 'creator resume --job ID'.`,
-		Example: `  creator run testdata/sample/retention-policy.pdf
-  creator run --model gpt-4.1 --max-cost 5 policy.pdf
-  creator run --job gobd --base-url http://localhost:8080/v1 --model gpt-oss-120b GoBD.pdf
-  creator run --job rfc --max-steps 200 --price-in 0.2 --price-out 0.8 rfc9000.txt`,
-		Args: func(cmd *cobra.Command, docs []string) error {
-			if len(docs) == 0 {
-				return usageErrorf("give the document(s) to process, e.g. 'creator run policy.pdf'")
-			}
-			return nil
-		},
+		Args:  atLeastOne("give the document(s) to process, e.g. 'creator run policy.pdf'"),
 		RunE: func(cmd *cobra.Command, docs []string) error {
 			o.documents = docs
-			o.changed = cmd.Flags().Changed
-			return runRun(cmd.Context(), o)
+			o.given(cmd)
+			return runF(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "job id (letters, digits, '.', '_', '-'); generated when not given")
 	addRunFlags(cmd, o)
-	addPDFPasswordFlag(cmd, &o.pdfPassword)
+	addPDFPasswordFlag(cmd, &o.secrets.PDFPassword)
 	return cmd
 }
 
-func newResumeCmd(g *globalOptions) *cobra.Command {
+func newResumeCmd(g *globalOptions, runF func(context.Context, *runOptions) error) *cobra.Command {
 	o := &runOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "resume --job ID [flags]",
 		Short: "Continue an interrupted, stopped or failed job",
-		Long: `Continue a job from its folder: the conversation is rebuilt from the job's
-transcript, tool calls cut off by the interruption are answered as such, the
-model is told the job was resumed, and the agent goes on. Limits count the
-whole job, so a job stopped at --max-steps needs a higher limit to go on.
-The model and server of the job are used unless flags name others, and so
-are its settings (--parallel among them), including a context window or
---send-reasoning choice learned from the server's errors. Chunks whose
-sub-agents finished before the interruption are not sent again; one cut
-short is redone from its start. A failing server is retried for
---retry-for (default 5m) in each run. Resuming a completed job does nothing
-and exits 0.`,
-		Example: `  creator resume --job gobd
-  creator resume --job gobd --max-steps 1000`,
-		Args: args(cobra.NoArgs),
+		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.jobID == "" {
-				return usageErrorf("--job is required")
-			}
-			o.changed = cmd.Flags().Changed
-			return runResume(cmd.Context(), o)
+			o.given(cmd)
+			return runF(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job to continue")
 	completeJobs(cmd, g)
 	addRunFlags(cmd, o)
-	addPDFPasswordFlag(cmd, &o.pdfPassword)
+	addPDFPasswordFlag(cmd, &o.secrets.PDFPassword)
 	return cmd
 }
 
@@ -234,35 +155,28 @@ type extractOptions struct {
 	pdfPassword string
 }
 
-func newExtractCmd(g *globalOptions) *cobra.Command {
+func newExtractCmd(g *globalOptions, runF func(context.Context, *extractOptions) error) *cobra.Command {
 	o := &extractOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "extract DOCUMENT [-o FILE]",
 		Short: "Print a document's text as the agent gets it",
-		Long: `Extract the text of a document (PDF, text, Markdown, HTML, DOCX) exactly as
-the agent's extract_document_text tool does, and print it or write it to a
-file. Each page of a paged document starts with a line '--- page N ---';
-running headers, footers and page numbers are removed and words divided at
-line ends are joined. A summary (pages, characters, tokens) goes to stderr.`,
-		Example: `  creator extract GoBD.pdf | less
-  creator extract -o rfc9000.clean.txt rfc9000.txt`,
-		Args: args(cobra.ExactArgs(1)),
+		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o.document = a[0]
-			return runExtract(o)
+			return runF(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
-	o.maxText = envSize(o.factory, "CREATOR_MAX_TEXT", document.DefaultMaxText)
+	o.maxText = settings.Defaults(o.getenv).MaxText
 	cmd.Flags().Var(byteSize{&o.maxText}, "max-text", "refuse a document whose text is larger than this (e.g. 64MB; env CREATOR_MAX_TEXT)")
 	addPDFPasswordFlag(cmd, &o.pdfPassword)
 	return cmd
 }
 
-func runExtract(o *extractOptions) error {
+func runExtract(_ context.Context, o *extractOptions) error {
 	// The token table loads while the document is read.
 	go tokens.Default()
-	doc, err := document.Extract(o.document, document.Options{MaxText: o.maxText, Password: o.givenPDFPassword(o.pdfPassword)})
+	doc, err := document.Extract(o.document, document.Options{MaxText: o.maxText, Password: app.Secrets{PDFPassword: o.pdfPassword}.Password(o.getenv)})
 	if err != nil {
 		return err
 	}
@@ -280,4 +194,96 @@ func runExtract(o *extractOptions) error {
 		fmt.Fprintf(o.streams.ErrOut, "note: %s\n", n)
 	}
 	return nil
+}
+
+func runRun(ctx context.Context, o *runOptions) error {
+	jobs, err := o.jobs()
+	if err != nil {
+		return err
+	}
+	r, extracted, err := jobs.New(ctx, o.jobID, o.documents)
+	if err != nil {
+		return err
+	}
+	defer r.Job.Close()
+	return o.drive(ctx, jobs, r, extracted)
+}
+
+func runResume(ctx context.Context, o *runOptions) error {
+	jobs, err := o.jobs()
+	if err != nil {
+		return err
+	}
+	r, done, err := jobs.Continue(o.jobID)
+	if err != nil {
+		return err
+	}
+	defer r.Job.Close()
+	if done {
+		fmt.Fprintf(o.streams.ErrOut, "creator: job '%s' is already completed; its output is in %s/output/\n", r.Job.ID, r.Job.Dir)
+		return nil
+	}
+	return o.drive(ctx, jobs, r, nil)
+}
+
+// drive runs the agent on a locked job and turns the outcome into output
+// and an exit code. extracted are the documents checked before a new job
+// was made; nil when resuming.
+func (o *runOptions) drive(ctx context.Context, jobs app.Jobs, r app.Resumed, extracted *document.Cache) error {
+	o.guardStderr(jobs, r.Model)
+	display := progress.New(progress.Options{Out: o.streams.ErrOut, Live: o.streams.ErrTTY, Width: o.streams.ErrWidth,
+		Quiet: o.quiet, Verbose: o.verbose, RedrawEvery: o.redrawEvery, Now: o.now})
+	out, err := jobs.Run(ctx, r.Job, r.Settings, r.Model, r.Transcript, extracted, display)
+	if err != nil {
+		return err
+	}
+	_, priced := r.Model.Pricing(r.Settings)
+	return o.conclude(r.Job, r.Model, out, priced)
+}
+
+// noModelNote says that the built-in model stands in for one not
+// configured.
+const noModelNote = "creator: no model configured; using the built-in offline model (rules, no LLM). For an LLM give --model and --base-url, or set CREATOR_MODEL and CREATOR_BASE_URL."
+
+// guardStderr keeps m's API key and the PDF password off stderr: a
+// server that echoes the key, or a model that repeats it, must not get it
+// onto the terminal (a log pasted into a bug report); the job keeps them
+// out of its files. It also says when the built-in model stands in for
+// one not configured.
+func (o *runOptions) guardStderr(jobs app.Jobs, m app.Model) {
+	var keys secret.Redactor
+	keys.Set(m.APIKey, jobs.DocumentOptions().Password)
+	o.streams.ErrOut = keys.Writer(o.streams.ErrOut)
+	if m.Auto && !o.quiet {
+		fmt.Fprintln(o.streams.ErrOut, noModelNote)
+	}
+}
+
+// conclude tells how the run ended and returns the error that carries its
+// exit code.
+func (o *runOptions) conclude(j *job.Job, m app.Model, out jobrun.Outcome, priced bool) error {
+	t := out.Agent.Totals
+	switch {
+	case out.Status == workspace.StatusCompleted:
+		if !o.quiet {
+			fmt.Fprintf(o.streams.ErrOut, "creator: job '%s' completed in %s (%s)\n", j.ID, humanize.Plural(t.Steps, "step"), humanize.Spent(t.Tokens(), t.CostUSD, priced))
+		}
+	case out.PartialErr != nil && !o.quiet:
+		fmt.Fprintf(o.streams.ErrOut, "creator: no partial output yet: %v\n", strings.SplitN(out.PartialErr.Error(), "\n", 2)[0])
+	case out.Partial != "" && !o.quiet:
+		fmt.Fprintf(o.streams.ErrOut, "creator: partial output: %s\n", out.Partial)
+	}
+	if out.OutputWritten() {
+		fmt.Fprintf(o.streams.Out, "%s/output/requirements.json\n", j.Dir)
+	}
+	switch out.Status {
+	case workspace.StatusCompleted:
+		return nil
+	case workspace.StatusInterrupted:
+		return &exitError{code: out.Exit, err: fmt.Errorf("interrupted; continue with: %s", out.Resume)}
+	}
+	if advice := m.ServerAdvice(out.Agent.Err); advice != "" {
+		return &exitError{code: out.Exit, err: fmt.Errorf("job '%s' stopped: %s: %s; then continue with: %s", j.ID, out.Agent.Reason, advice, out.Resume)}
+	}
+	return &exitError{code: out.Exit, err: fmt.Errorf("job '%s' stopped before completion: %s; continue with: %s", j.ID, out.Agent.Reason, out.Resume)}
 }

@@ -10,7 +10,6 @@ import (
 	"creator/internal/fakellm"
 	"creator/internal/index"
 	"creator/internal/llm"
-	"creator/workspace"
 )
 
 // TestRunSemanticSearch runs the small job with an embedding model served
@@ -46,22 +45,4 @@ func TestRunSemanticSearch(t *testing.T) {
 	if s := e.info("sem").Settings; s.EmbedModel != "fake-embed" || s.EmbedBaseURL != "" {
 		t.Errorf("recorded settings %+v", s)
 	}
-}
-
-func TestEmbedSettingsAreInherited(t *testing.T) {
-	t.Parallel()
-	o := &runOptions{changed: func(string) bool { return false }}
-	o.inherit(recordedEmbedding())
-	if o.embedModel != "nomic-embed-text" || o.embedBaseURL != "http://localhost:11434/v1" {
-		t.Errorf("inherited %q %q", o.embedModel, o.embedBaseURL)
-	}
-	o = &runOptions{embedModel: "from-env", changed: func(string) bool { return false }}
-	o.inherit(recordedEmbedding())
-	if o.embedModel != "from-env" {
-		t.Errorf("the environment's model was replaced by %q", o.embedModel)
-	}
-}
-
-func recordedEmbedding() workspace.Settings {
-	return workspace.Settings{EmbedModel: "nomic-embed-text", EmbedBaseURL: "http://localhost:11434/v1"}
 }

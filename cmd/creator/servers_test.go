@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"creator/internal/fakellm"
+	"creator/internal/iostreams"
 	"creator/internal/transcript"
 	"creator/workspace"
 )
@@ -20,7 +21,7 @@ import (
 func cliSleeping(t *testing.T, sleep func(ctx context.Context, d time.Duration) error, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	f := testFactory(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, nil, nil)
+	f := testFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, nil, nil)
 	f.retrySleep = sleep
 	code = execute(context.Background(), args, f)
 	return code, out.String(), errOut.String()

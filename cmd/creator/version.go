@@ -24,10 +24,9 @@ func versionString() string {
 
 func newVersionCmd(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print the version of creator",
-		Example: "  creator version",
-		Args:    args(cobra.NoArgs),
+		Use:   "version",
+		Short: "Print the version of creator",
+		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintf(g.streams.Out, "creator %s (%s, %s/%s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err

@@ -158,6 +158,8 @@ func TestExitCodes(t *testing.T) {
 	bad := docs(t, "a.txt", "stop.txt", "bad.pdf") // bad.pdf is not a PDF
 	if s := run(Options{Documents: bad}, context.Background()); s.Exit() != jobrun.ExitFailure || s.Count(Refused) != 1 || s.Count(Stopped) != 1 {
 		t.Errorf("refused and stopped: exit %d, %+v", s.Exit(), s.Documents)
+	} else if code, msg := s.Ending("creator batch x"); code != jobrun.ExitFailure || !strings.HasPrefix(msg, "1 document of 3 failed (see above); 1 document not finished; continue the batch with: creator batch x") {
+		t.Errorf("refused and stopped: ending %d %q", code, msg)
 	}
 	s := run(Options{Documents: docs(t, "a.txt", "stop.txt")}, context.Background())
 	if s.Exit() != jobrun.ExitIncomplete || !strings.Contains(Continue(s, "creator batch x"), "--max-steps 200") {
@@ -168,6 +170,8 @@ func TestExitCodes(t *testing.T) {
 	s = run(Options{Documents: docs(t, "cut.txt", "a.txt", "b.txt"), Jobs: 1}, ctx)
 	if s.Exit() != jobrun.ExitInterrupted || s.Count(Interrupted) != 1 || s.Count(Pending) != 2 {
 		t.Errorf("Ctrl-C: exit %d, %+v", s.Exit(), s.Documents)
+	} else if code, msg := s.Ending("creator batch x"); code != jobrun.ExitInterrupted || !strings.HasPrefix(msg, "interrupted; 3 documents not finished") {
+		t.Errorf("Ctrl-C: ending %d %q", code, msg)
 	}
 	s = run(Options{Documents: docs(t, "cut.txt", "a.txt", "b.txt"), Jobs: 1, MaxTokens: 50}, context.Background())
 	if s.Exit() != jobrun.ExitIncomplete || s.Documents[0].State != Stopped || s.Count(Pending) != 2 || s.Budget == "" {

@@ -155,3 +155,23 @@ func Continue(s Summary, again string) string {
 func cell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
+
+// Ending is the batch's exit code and, unless every document completed,
+// what to say: what failed, and the command that goes on.
+func (s Summary) Ending(again string) (code int, msg string) {
+	code, next := s.Exit(), Continue(s, again)
+	switch code {
+	case jobrun.ExitOK:
+		return code, ""
+	case jobrun.ExitInterrupted:
+		return code, "interrupted; " + next
+	case jobrun.ExitFailure:
+		n := s.Count(Refused) + s.Count(Failed)
+		msg = fmt.Sprintf("%s of %d failed (see above)", humanize.Plural(n, "document"), len(s.Documents))
+		if next != "" {
+			msg += "; " + next
+		}
+		return code, msg
+	}
+	return code, next
+}

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,6 +35,7 @@ import (
 	"creator/internal/batch"
 	"creator/internal/pgmigrate"
 	"creator/internal/publish"
+	"creator/internal/settings"
 )
 
 // Kind is the River job kind of a document's job.
@@ -47,10 +47,10 @@ const DocumentsTable = "creator_documents"
 // MigrationsTable records the migrations of creator's queue tables.
 const MigrationsTable = "creator_queue_migrations"
 
-// Args are a River job's arguments: which document, and the run flags the
+// Args are a River job's arguments: which document, and the settings the
 // job was enqueued with. River keeps one live job per distinct Args
-// (unique by args), so enqueueing the same document with the same flags
-// again adds nothing.
+// (unique by args), so enqueueing the same document with the same
+// settings again adds nothing.
 type Args struct {
 	// Document is the SHA-256 of the document's bytes, in hex: its key
 	// in DocumentsTable.
@@ -59,9 +59,21 @@ type Args struct {
 	Name string `json:"name"`
 	// Job is the job id, as creator batch gives it: <stem>-<sha8>.
 	Job string `json:"job"`
-	// Flags are the run flags given to enqueue (never the API key), with
-	// the model and its server as enqueue resolved them.
-	Flags []string `json:"flags"`
+	// Settings are the settings given to enqueue (never the API key),
+	// with the model and its server as enqueue resolved them: a versioned
+	// record (settings.Queued), so that a later creator runs the job.
+	Settings *settings.Settings `json:"settings,omitempty"`
+	// Flags are the run flags of a job queued before settings were
+	// recorded ("--max-steps=50"); only read (settings.FromFlags).
+	Flags []string `json:"flags,omitempty"`
+}
+
+// JobSettings are the settings the job was queued with.
+func (a Args) JobSettings() (settings.Settings, error) {
+	if a.Settings != nil {
+		return *a.Settings, nil
+	}
+	return settings.FromFlags(a.Flags)
 }
 
 // Kind is River's name for the job's kind.
@@ -188,8 +200,8 @@ type Enqueued struct {
 }
 
 // Enqueue stores each document's bytes and inserts its River job, with
-// the flags, each document in one transaction.
-func Enqueue(ctx context.Context, pool *pgxpool.Pool, paths, flags []string) ([]Enqueued, error) {
+// the settings, each document in one transaction.
+func Enqueue(ctx context.Context, pool *pgxpool.Pool, paths []string, s settings.Settings) ([]Enqueued, error) {
 	client, err := Client(pool)
 	if err != nil {
 		return nil, err
@@ -203,10 +215,7 @@ func Enqueue(ctx context.Context, pool *pgxpool.Pool, paths, flags []string) ([]
 		sum := sha256.Sum256(data)
 		hash := hex.EncodeToString(sum[:])
 		name := filepath.Base(p)
-		a := Args{Document: hash, Name: name, Job: batch.IDOf(name, hash), Flags: slices.Clone(flags)}
-		if a.Flags == nil {
-			a.Flags = []string{}
-		}
+		a := Args{Document: hash, Name: name, Job: batch.IDOf(name, hash), Settings: &s}
 		e := Enqueued{Path: p, Job: a.Job}
 		err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, `INSERT INTO `+DocumentsTable+` (sha256, name, bytes) VALUES ($1, $2, $3)

@@ -15,6 +15,7 @@ import (
 
 	"creator/internal/batch"
 	"creator/internal/jobrun"
+	"creator/internal/settings"
 	"creator/workspace"
 )
 
@@ -76,7 +77,7 @@ func TestWorkWaitsForAReview(t *testing.T) {
 	j.Close()
 	var logged []string
 	w := &worker{c: WorkerConfig{Root: root, Slice: time.Minute, Backoff: 15 * time.Second,
-		Runner: func([]string) (batch.Runner, error) { return reviewedRunner{}, nil },
+		Runner: func(settings.Settings) (batch.Runner, error) { return reviewedRunner{}, nil },
 		Log:    func(format string, a ...any) { logged = append(logged, fmt.Sprintf(format, a...)) }}}
 	err = w.Work(context.Background(), &river.Job[Args]{JobRow: &rivertype.JobRow{Attempt: 1}, Args: Args{Job: "doc"}})
 	var snooze *rivertype.JobSnoozeError

@@ -21,6 +21,7 @@ import (
 	"creator/internal/job"
 	"creator/internal/jobrun"
 	"creator/internal/publish"
+	"creator/internal/settings"
 	"creator/workspace"
 )
 
@@ -52,10 +53,10 @@ type WorkerConfig struct {
 	// a budget, a killed worker) is retried; it doubles with each attempt,
 	// up to an hour.
 	Backoff time.Duration
-	// Runner gives the runner of a job from its flags: run's and resume's
-	// path (cmd/creator's runJob). An error is a permanent failure of the
-	// job (flags this creator cannot run).
-	Runner func(flags []string) (batch.Runner, error)
+	// Runner gives the runner of a job from its settings: run's and
+	// resume's path. An error is a permanent failure of the job
+	// (settings this creator cannot run).
+	Runner func(s settings.Settings) (batch.Runner, error)
 	// Logger gets River's own messages; nil discards them.
 	Logger *slog.Logger
 	// Log gets one line per job event.
@@ -146,10 +147,14 @@ var errRefused = errors.New("refused")
 // be used.
 func (w *worker) Work(ctx context.Context, rj *river.Job[Args]) error {
 	a := rj.Args
-	runner, err := w.c.Runner(a.Flags)
+	s, err := a.JobSettings()
+	var runner batch.Runner
+	if err == nil {
+		runner, err = w.c.Runner(s)
+	}
 	if err != nil {
-		w.c.Log("job %s: cannot run with its flags: %v", a.Job, err)
-		return river.JobCancel(fmt.Errorf("the job's flags: %w", err))
+		w.c.Log("job %s: cannot run with its settings: %v", a.Job, err)
+		return river.JobCancel(fmt.Errorf("the job's settings: %w", err))
 	}
 	slice, cancel := context.WithCancel(ctx)
 	defer cancel()
