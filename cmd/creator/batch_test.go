@@ -211,7 +211,8 @@ func TestBatchCtrlCThenRerunContinues(t *testing.T) {
 
 // TestBatchBudgetAndUsage: the batch's token budget stops it resumably
 // (exit 3: the running job stopped, the others not started), and the
-// command line's mistakes are usage errors (exit 2).
+// command line's mistakes are usage errors (exit 2; each of them in
+// app.TestNewBatch).
 func TestBatchBudgetAndUsage(t *testing.T) {
 	t.Parallel()
 	docs, ws := batchDocs(t), filepath.Join(t.TempDir(), "ws")
@@ -231,11 +232,7 @@ func TestBatchBudgetAndUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"batch"}, "give the documents or folders"},
-		{[]string{"batch", filepath.Join(docs, "missing")}, "does not exist"},
-		{[]string{"batch", t.TempDir()}, "no documents in"},
-		{[]string{"batch", "--jobs", "0", docs}, "--jobs"},
-		{[]string{"batch", "--include", "[", docs}, "bad glob"},
-		{[]string{"batch", "--model", "unpriced", "--base-url", "http://127.0.0.1:9/v1", "--batch-max-cost", "1", docs}, "needs the price"},
+		{[]string{"batch", "--jobs", "0", docs}, "--jobs"}, // the others: app.TestNewBatch
 	}
 	for _, c := range cases {
 		code, _, stderr := cli(t, append(c.args[:1:1], append([]string{"--workspace", ws}, c.args[1:]...)...)...)

@@ -611,30 +611,3 @@ func TestReviewLogAndAuditExport(t *testing.T) {
 		t.Errorf("audit with --reviewed-only: exit %d %s", code, stderr)
 	}
 }
-
-// With --allow-remote each reviewer gets a token, printed with the
-// address; the API answers only to a token.
-func TestReviewTokens(t *testing.T) {
-	t.Parallel()
-	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "tokens")
-	srv := startReview(t, "--workspace", filepath.Dir(dir), "--job", "tokens", "--allow-remote", "--reviewers", "alice,bob")
-	// The first line names alice: http://ADDR/#token=TOKEN  (alice)
-	base, rest, ok := strings.Cut(srv.url, "#token=")
-	token, name, _ := strings.Cut(rest, "  ")
-	if !ok || name != "(alice)" || len(token) < 32 {
-		t.Fatalf("address line %q", srv.url)
-	}
-	srv.url = base
-	if status, v := srv.send(t, "GET", "api/requirements", ""); status != 401 {
-		t.Errorf("without a token: %d %v", status, v)
-	}
-	if status, v := srv.send(t, "GET", "api/session", "", "Authorization", "Bearer "+token); status != 200 || v["reviewer"] != "alice" || v["auth"] != true {
-		t.Errorf("session: %d %v", status, v)
-	}
-	if status, v := srv.send(t, "POST", "api/requirements/REQ-001/review", `{"decision": "accepted", "reviewer": "bob"}`, "Authorization", "Bearer "+token); status != 403 {
-		t.Errorf("alice as bob: %d %v", status, v)
-	}
-	if status, v := srv.send(t, "POST", "api/requirements/REQ-001/review", `{"decision": "accepted"}`, "Authorization", "Bearer "+token); status != 200 {
-		t.Errorf("alice: %d %v", status, v)
-	}
-}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"creator/internal/jobview"
 	"encoding/json"
 	"math"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"creator/internal/fakellm"
+	"creator/internal/jobview"
 	"creator/internal/llm"
 	"creator/internal/telemetry"
 	"creator/internal/transcript"
@@ -232,12 +232,8 @@ func TestModelConfiguration(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"run", "--workspace", e.root, "--quiet", "--model", "builtin", "--job", "b", e.doc}, exitOK, ""},
 		{[]string{"run", "--workspace", e.root, "--base-url", e.srv.URL(), e.doc}, exitUsage, "give --model"},
-		{[]string{"run", "--workspace", e.root, "--model", "gpt-x", e.doc}, exitUsage, "no server for model gpt-x"},
-		{[]string{"run", "--workspace", e.root, "--model", "m", "--base-url", "localhost:8080", e.doc}, exitUsage, "is not an http(s) URL"},
 		{[]string{"run", "--workspace", e.root, "--model", "m", "--base-url", deadURL, "--job", "dead", "--quiet", e.doc}, exitUsage, "cannot be reached"},
-		{[]string{"run", "--workspace", e.root, "--model", "m", "--base-url", e.srv.URL(), "--job", "../x", e.doc}, exitUsage, "invalid job id"},
 		{[]string{"run", "--workspace", e.root, "--model", "m", "--base-url", e.srv.URL(), filepath.Join(e.root, "missing.pdf")}, exitFailure, "does not exist"},
 		{[]string{"resume", "--workspace", e.root, "--job", "nope", "--model", "m", "--base-url", e.srv.URL()}, exitFailure, "no job 'nope'"},
 	}
@@ -246,11 +242,6 @@ func TestModelConfiguration(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.stderr) {
 			t.Errorf("creator %s: exit %d, %q; want %d and %q", strings.Join(c.args, " "), code, stderr, c.code, c.stderr)
 		}
-	}
-	// The same id twice is refused, with the way to continue.
-	cli(t, e.args("run", "--job", "twice", e.doc)...)
-	if code, _, stderr := cli(t, e.args("run", "--job", "twice", e.doc)...); code != exitUsage || !strings.Contains(stderr, "creator resume --job twice") {
-		t.Errorf("second run with the same id: exit %d, %s", code, stderr)
 	}
 }
 
@@ -371,19 +362,10 @@ func TestSecondRunOnALockedJobIsRefused(t *testing.T) {
 func TestContextFlags(t *testing.T) {
 	t.Parallel()
 	e := newJobEnv(t, smallJob())
-	for _, c := range []struct{ flags, stderr string }{
-		{"--tokenizer nope", "unknown token encoding"},
-		{"--summarize-at 10", "--summarize-at must be at least 500"},
-		{"--context-window 0", "--context-window must be at least 1000"},
-		{"--keep-tool-results 0", "--keep-tool-results must be at least 1"},
-	} {
-		args := append(strings.Fields(c.flags), "--job", "bad", e.doc)
-		if code, _, stderr := cli(t, e.args("run", args...)...); code != exitUsage || !strings.Contains(stderr, c.stderr) {
-			t.Errorf("run %s: exit %d, %q; want 2 and %q", c.flags, code, stderr, c.stderr)
-		}
-		if _, err := os.Stat(e.jobDir("bad")); err == nil {
-			t.Fatalf("run %s created a job", c.flags)
-		}
+	// Figures that cannot work are refused before a job is made
+	// (settings.TestCheck, app.TestNew): exit 2.
+	if code, _, stderr := cli(t, e.args("run", "--summarize-at", "10", "--job", "bad", e.doc)...); code != exitUsage || !strings.Contains(stderr, "--summarize-at must be at least 500") {
+		t.Errorf("run --summarize-at 10: exit %d, %q", code, stderr)
 	}
 	// The figures are recorded with the job and shown with --verbose.
 	code, _, stderr := cli(t, append(e.args("run", "--job", "ctx", "--max-steps", "2", "--tokenizer", "cl100k_base", "--keep-tool-results", "3",
@@ -397,13 +379,6 @@ func TestContextFlags(t *testing.T) {
 	s := e.info("ctx").Settings
 	if s.Tokenizer != "cl100k_base" || s.KeepToolResults != 3 || s.SummarizeAt != 20000 || s.ContextWindow != 32000 {
 		t.Fatalf("settings %+v", s)
-	}
-	// Resume keeps them unless flags say otherwise.
-	if code, _, stderr := e.resume("ctx", "--max-steps", "100", "--keep-tool-results", "4"); code != 0 {
-		t.Fatalf("resume: exit %d: %s", code, stderr)
-	}
-	if s := e.info("ctx").Settings; s.Tokenizer != "cl100k_base" || s.KeepToolResults != 4 || s.SummarizeAt != 20000 {
-		t.Fatalf("settings after resume %+v", s)
 	}
 }
 
@@ -540,13 +515,7 @@ func openDir(t *testing.T, dir string) *workspace.Job {
 func TestCostBudget(t *testing.T) {
 	t.Parallel()
 	e := newJobEnv(t, smallJob())
-	// A budget needs a price: the fake model has none in the table.
-	if code, _, stderr := e.run("--job", "nb", "--max-cost", "1"); code != exitUsage || !strings.Contains(stderr, "--max-cost needs the price of fake-model") {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if _, err := os.Stat(e.jobDir("nb")); err == nil {
-		t.Fatal("a refused run created its job")
-	}
+	// A budget without a price is refused: app.TestChooseModel.
 	// At $1,000 per million prompt tokens the first call uses up a cent.
 	code, _, stderr := e.run("--job", "cb", "--max-cost", "0.01", "--price-in", "1000", "--price-out", "1000")
 	if code != exitIncomplete || !regexp.MustCompile(`the cost budget of \$0\.01 was reached \(\$(\d+\.\d\d) spent\); continue with: creator resume --job cb --max-cost \d+\.\d+`).MatchString(stderr) {

@@ -1,0 +1,158 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"creator/internal/settings"
+	"creator/internal/usage"
+)
+
+// completedJob runs the built-in model on the sample under a new root and
+// returns the workspace and the job's id.
+func completedJob(t *testing.T, id string) Workspace {
+	t.Helper()
+	jobs := Jobs{Workspace: Workspace{Root: t.TempDir(), Env: testEnv(map[string]string{"USER": "tester"})}, Settings: settings.Defaults(func(string) string { return "" })}
+	r, extracted, err := jobs.New(context.Background(), id, []string{sampleMarkdown})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Job.Close()
+	if out, err := jobs.Run(context.Background(), r.Job, r.Settings, r.Model, nil, extracted, nil); err != nil || out.Status != "completed" {
+		t.Fatalf("run: %v, %v", out.Status, err)
+	}
+	return jobs.Workspace
+}
+
+// A batch's options and settings that cannot work are usage errors, said
+// before any job is made.
+func TestNewBatch(t *testing.T) {
+	t.Parallel()
+	docs := filepath.Dir(sampleMarkdown)
+	jobs := Jobs{Workspace: Workspace{Root: filepath.Join(t.TempDir(), "ws"), Env: testEnv(nil)}, Settings: settings.Defaults(func(string) string { return "" })}
+	unpriced := jobs
+	unpriced.Settings.Model, unpriced.Settings.BaseURL = "unpriced", "http://127.0.0.1:9/v1"
+	for _, c := range []struct {
+		jobs Jobs
+		o    BatchOptions
+		want string
+	}{
+		{jobs, BatchOptions{Paths: []string{filepath.Join(docs, "missing")}, Jobs: 1}, "does not exist"},
+		{jobs, BatchOptions{Paths: []string{t.TempDir()}, Jobs: 1}, "no documents in"},
+		{jobs, BatchOptions{Paths: []string{docs}, Jobs: 0}, "--jobs"},
+		{jobs, BatchOptions{Paths: []string{docs}, Jobs: 1, MaxTokens: -1}, "cannot be negative"},
+		{jobs, BatchOptions{Paths: []string{docs}, Jobs: 1, Include: []string{"["}}, "bad glob"},
+		{unpriced, BatchOptions{Paths: []string{docs}, Jobs: 1, MaxCost: 1}, "needs the price"},
+	} {
+		_, err := c.jobs.NewBatch(c.o)
+		var ue *usage.Error
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v; want a usage error with %q", c.o, err, c.want)
+		}
+	}
+	if _, err := os.Stat(jobs.Root); err == nil {
+		t.Error("a refused batch made the workspace")
+	}
+	b, err := jobs.NewBatch(BatchOptions{Paths: []string{docs}, Include: []string{"*.md"}, Jobs: 2})
+	if err != nil || b.Batch == nil || !b.Model.Auto || !b.Priced {
+		t.Fatalf("NewBatch: %+v, %v", b, err)
+	}
+}
+
+// An export's format is the one given, else the one -o's extension
+// names; a mismatch or an unknown one is refused.
+func TestExportFormat(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		o    ExportOptions
+		want string
+	}{
+		{ExportOptions{Format: "json"}, "json"},
+		{ExportOptions{Format: "json", Output: "x.csv"}, "csv"},
+		{ExportOptions{Format: "json", Output: "x.cql"}, "cypher"},
+		{ExportOptions{Format: "md", FormatGiven: true, Output: "-"}, "md"},
+		{ExportOptions{Format: "audit-csv", FormatGiven: true, Output: "log.csv"}, "audit-csv"},
+		{ExportOptions{Format: "json", Output: "x.docx"}, "error: no format is written as .docx"},
+		{ExportOptions{Format: "csv", FormatGiven: true, Output: "x.xlsx"}, "error: is named as xlsx, not csv"},
+		{ExportOptions{Format: "docx", FormatGiven: true}, `error: unknown format "docx"`},
+		{ExportOptions{Format: "audit-json", FormatGiven: true, ReviewedOnly: true}, "error: --reviewed-only is for the requirements"},
+	} {
+		got, err := c.o.ExportFormat()
+		wantErr, refused := strings.CutPrefix(c.want, "error: ")
+		var ue *usage.Error
+		switch {
+		case refused && (!errors.As(err, &ue) || !strings.Contains(err.Error(), wantErr)):
+			t.Errorf("%+v: %q, %v; want a usage error with %q", c.o, got, err, wantErr)
+		case !refused && (err != nil || got != c.want):
+			t.Errorf("%+v: %q, %v; want %q", c.o, got, err, c.want)
+		}
+	}
+}
+
+// Off loopback a review needs AllowRemote; with it each reviewer gets a
+// token, and the API answers only to a token and as its reviewer.
+func TestReviewTokens(t *testing.T) {
+	t.Parallel()
+	w := completedJob(t, "tokens")
+	ctx := context.Background()
+	if _, err := w.Review(ctx, ReviewOptions{Job: "tokens", Addr: "0.0.0.0:0"}); err == nil || !strings.Contains(err.Error(), "--allow-remote") {
+		t.Errorf("a remote address without AllowRemote: %v", err)
+	}
+	ctx, stop := context.WithCancel(ctx)
+	ready := make(chan ReviewReady, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Review(ctx, ReviewOptions{Job: "tokens", Addr: "127.0.0.1:0", AllowRemote: true, Reviewers: []string{"bob", "alice"},
+			Ready: func(r ReviewReady) { ready <- r }})
+		done <- err
+	}()
+	var r ReviewReady
+	select {
+	case r = <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	}
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	if len(r.Tokens) != 2 || r.Tokens[0].Name != "alice" || r.Tokens[1].Name != "bob" || len(r.Tokens[0].Token) < 32 || r.Progress.Total == 0 {
+		t.Fatalf("ready: %+v", r)
+	}
+	send := func(method, path, body, token string) (int, map[string]any) {
+		req, _ := http.NewRequest(method, r.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var v map[string]any
+		json.NewDecoder(res.Body).Decode(&v)
+		return res.StatusCode, v
+	}
+	alice := r.Tokens[0].Token
+	if status, _ := send("GET", "api/requirements", "", ""); status != 401 {
+		t.Errorf("without a token: %d", status)
+	}
+	if status, v := send("GET", "api/session", "", alice); status != 200 || v["reviewer"] != "alice" || v["auth"] != true {
+		t.Errorf("session: %d %v", status, v)
+	}
+	if status, _ := send("POST", "api/requirements/REQ-001/review", `{"decision": "accepted", "reviewer": "bob"}`, alice); status != 403 {
+		t.Errorf("alice as bob: %d", status)
+	}
+	if status, _ := send("POST", "api/requirements/REQ-001/review", `{"decision": "accepted"}`, alice); status != 200 {
+		t.Errorf("alice: %d", status)
+	}
+}
