@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -34,9 +33,10 @@ type batchOptions struct {
 func newBatchCmd(g *globalOptions, runF func(context.Context, *batchOptions) error) *cobra.Command {
 	o := &batchOptions{runOptions: runOptions{globalOptions: g}}
 	cmd := &cobra.Command{
-		Use:   "batch [flags] DIR|FILE...",
-		Short: "Run one job per document, several at once",
-		Args:  atLeastOne("give the documents or folders to process, e.g. 'creator batch docs/'"),
+		Use:     "batch [flags] DIR|FILE...",
+		Short:   "Run one job per document, several at once",
+		PreRunE: g.resolve,
+		Args:    atLeastOne("give the documents or folders to process, e.g. 'creator batch docs/'"),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveDefault // files and folders
 		},
@@ -102,10 +102,7 @@ func runBatch(ctx context.Context, o *batchOptions) error {
 	if o.verbose {
 		return usage.Errorf("--verbose is not available with batch; follow one job with 'creator status --job ID' or its .agent/events.jsonl")
 	}
-	jobs, err := o.jobs()
-	if err != nil {
-		return err
-	}
+	jobs := o.jobs()
 	// The job's secrets are kept off stderr before anything is shown.
 	var keys secret.Redactor
 	keys.Set(jobs.Secrets.Values(o.getenv)...)
@@ -136,11 +133,9 @@ func runBatch(ctx context.Context, o *batchOptions) error {
 func (o *batchOptions) concludeBatch(root string, s batch.Summary, priced bool) error {
 	writeErr := batch.Write(root, s, o.again, priced)
 	if o.json {
-		data, err := json.MarshalIndent(s, "", "  ")
-		if err != nil {
+		if err := writeJSON(o.streams.Out, s); err != nil {
 			return err
 		}
-		fmt.Fprintf(o.streams.Out, "%s\n", data)
 	} else {
 		for _, e := range s.Documents {
 			if e.State == batch.Completed {

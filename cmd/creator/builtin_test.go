@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"creator/internal/corpustest"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"creator/internal/corpustest"
 
 	"creator/internal/coverage"
 	"creator/internal/document"

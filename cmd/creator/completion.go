@@ -21,24 +21,17 @@ var bashWordsFallback string
 // after bashWordsFallback.
 func withBashFallback(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
-	for _, c := range root.Commands() {
-		if c.Name() != "completion" {
-			continue
+	bash, _, err := root.Find([]string{"completion", "bash"})
+	if err != nil || bash.Name() != "bash" {
+		return
+	}
+	bash.Run, bash.RunE = nil, func(cmd *cobra.Command, args []string) error {
+		noDesc, _ := cmd.Flags().GetBool("no-descriptions")
+		var script bytes.Buffer
+		if err := root.GenBashCompletionV2(&script, !noDesc); err != nil {
+			return err
 		}
-		for _, sub := range c.Commands() {
-			if sub.Name() != "bash" {
-				continue
-			}
-			sub.RunE = func(cmd *cobra.Command, args []string) error {
-				noDesc, _ := cmd.Flags().GetBool("no-descriptions")
-				var script bytes.Buffer
-				if err := root.GenBashCompletionV2(&script, !noDesc); err != nil {
-					return err
-				}
-				_, err := fmt.Fprint(cmd.OutOrStdout(), bashWordsFallback+script.String())
-				return err
-			}
-			sub.Run = nil
-		}
+		_, err := fmt.Fprint(cmd.OutOrStdout(), bashWordsFallback+script.String())
+		return err
 	}
 }

@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"creator/internal/corpustest"
 	"path/filepath"
 	"reflect"
 	"sync"
 	"testing"
+
+	"creator/internal/corpustest"
 
 	"creator/compaction"
 	"creator/internal/agent"

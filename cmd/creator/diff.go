@@ -18,9 +18,10 @@ type diffOptions struct {
 func newDiffCmd(g *globalOptions, runF func(context.Context, *diffOptions) error) *cobra.Command {
 	o := &diffOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "diff OLD_JOB NEW_JOB [--json] [--format md|json]",
-		Short: "Compare the requirements of two jobs (two versions of a document)",
-		Args:  args(cobra.ExactArgs(2)),
+		Use:     "diff OLD_JOB NEW_JOB [--json] [--format md|json]",
+		Short:   "Compare the requirements of two jobs (two versions of a document)",
+		PreRunE: g.resolve,
+		Args:    args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o.oldJob, o.newJob = a[0], a[1]
 			return runF(cmd.Context(), o)
@@ -38,11 +39,7 @@ func runDiff(_ context.Context, o *diffOptions) error {
 	if o.format != "md" && o.format != "json" {
 		return usage.Errorf("unknown format %q: use md or json", o.format)
 	}
-	w, err := o.globalOptions.jobs()
-	if err != nil {
-		return err
-	}
-	res, err := w.Diff(o.oldJob, o.newJob)
+	res, err := o.ws.Diff(o.oldJob, o.newJob)
 	if err != nil {
 		return err
 	}

@@ -20,13 +20,13 @@ type evalOptions struct {
 func newEvalCmd(g *globalOptions, runF func(context.Context, *evalOptions) error) *cobra.Command {
 	o := &evalOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "eval --job ID --gold GOLD.json [--json]",
-		Short: "Compare a job's requirements with a gold list",
-		Args:  args(cobra.NoArgs),
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
+		Use:     "eval --job ID --gold GOLD.json [--json]",
+		Short:   "Compare a job's requirements with a gold list",
+		PreRunE: g.resolve,
+		Args:    args(cobra.NoArgs),
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
-	cmd.Flags().StringVar(&o.jobID, "job", "", "the job to evaluate")
-	completeJobs(cmd, o.globalOptions)
+	jobFlag(cmd, g, &o.jobID, "the job to evaluate")
 	cmd.Flags().StringVar(&o.gold, "gold", "", "the gold list (JSON)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&o.strict, "strict", false, "count a quote only when it is at most 1.5× the gold item's words + 8")
@@ -34,11 +34,7 @@ func newEvalCmd(g *globalOptions, runF func(context.Context, *evalOptions) error
 }
 
 func runEval(_ context.Context, o *evalOptions) error {
-	w, err := o.globalOptions.jobs()
-	if err != nil {
-		return err
-	}
-	res, err := w.Eval(o.jobID, o.gold, evaluate.Options{Strict: o.strict})
+	res, err := o.ws.Eval(o.jobID, o.gold, evaluate.Options{Strict: o.strict})
 	if err != nil {
 		return err
 	}

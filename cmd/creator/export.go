@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"creator/internal/app"
-	"creator/internal/atomicfile"
 	"creator/internal/export"
 	"creator/internal/humanize"
 )
@@ -23,16 +22,16 @@ type exportOptions struct {
 func newExportCmd(g *globalOptions, runF func(context.Context, *exportOptions) error) *cobra.Command {
 	o := &exportOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "export --job ID [--format json|csv|xlsx|md|reqif|cypher|audit-json|audit-csv] [-o FILE]",
-		Short: "Write a job's requirements as JSON, CSV, XLSX, Markdown, ReqIF or Cypher",
-		Args:  args(cobra.NoArgs),
+		Use:     "export --job ID [--format json|csv|xlsx|md|reqif|cypher|audit-json|audit-csv] [-o FILE]",
+		Short:   "Write a job's requirements as JSON, CSV, XLSX, Markdown, ReqIF or Cypher",
+		PreRunE: g.resolve,
+		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.formatGiven = cmd.Flags().Changed("format")
 			return runF(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job")
-	completeJobs(cmd, o.globalOptions)
+	jobFlag(cmd, g, &o.jobID, "id of the job")
 	cmd.Flags().StringVar(&o.format, "format", "json", "json, csv, xlsx, md, reqif, cypher; audit-json or audit-csv for the review log")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
 	cmd.Flags().BoolVar(&o.reviewedOnly, "reviewed-only", false, "export only the requirements a reviewer accepted (with or without edits)")
@@ -41,11 +40,7 @@ func newExportCmd(g *globalOptions, runF func(context.Context, *exportOptions) e
 }
 
 func runExport(_ context.Context, o *exportOptions) error {
-	w, err := o.globalOptions.jobs()
-	if err != nil {
-		return err
-	}
-	out, err := w.Export(app.ExportOptions{Job: o.jobID, Format: o.format, FormatGiven: o.formatGiven, Output: o.output, ReviewedOnly: o.reviewedOnly})
+	out, err := o.ws.Export(app.ExportOptions{Job: o.jobID, Format: o.format, FormatGiven: o.formatGiven, Output: o.output, ReviewedOnly: o.reviewedOnly})
 	if err != nil {
 		return err
 	}
@@ -53,12 +48,8 @@ func runExport(_ context.Context, o *exportOptions) error {
 		fmt.Fprintf(o.streams.ErrOut, "creator: --reviewed-only leaves out %s: %d pending, %d rejected\n",
 			humanize.Plural(left.Total, "requirement"), left.Pending, left.Rejected)
 	}
-	if o.output == "" || o.output == "-" {
-		_, err := o.streams.Out.Write(out.Data)
+	if toFile, err := o.writeOutput(o.output, out.Data); !toFile || err != nil {
 		return err
-	}
-	if err := atomicfile.Write(o.output, out.Data, 0o644); err != nil {
-		return fmt.Errorf("cannot write %s: %w", o.output, err)
 	}
 	fmt.Fprintf(o.streams.ErrOut, "creator: wrote %s as %s to %s\n", out.What, out.Format, o.output)
 	return nil

@@ -2,10 +2,11 @@ package main
 
 import (
 	"bytes"
-	"creator/internal/job"
 	"encoding/json"
 	"os"
 	"path/filepath"
+
+	"creator/internal/job"
 
 	"creator/compaction"
 	"creator/internal/agent"

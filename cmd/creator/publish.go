@@ -20,13 +20,13 @@ type publishOptions struct {
 func newPublishCmd(g *globalOptions, runF func(context.Context, *publishOptions) error) *cobra.Command {
 	o := &publishOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "publish --job ID [--database URL] [--schema NAME] [--partial]",
-		Short: "Write a job's requirements to a PostgreSQL table",
-		Args:  args(cobra.NoArgs),
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
+		Use:     "publish --job ID [--database URL] [--schema NAME] [--partial]",
+		Short:   "Write a job's requirements to a PostgreSQL table",
+		PreRunE: g.resolve,
+		Args:    args(cobra.NoArgs),
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
-	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job")
-	completeJobs(cmd, g)
+	jobFlag(cmd, g, &o.jobID, "id of the job")
 	cmd.Flags().StringVar(&o.database, "database", "", databaseHelp)
 	cmd.Flags().StringVar(&o.schema, "schema", publish.DefaultSchema, "schema of the table")
 	cmd.Flags().BoolVar(&o.partial, "partial", false, "publish a job that has not completed")
@@ -34,11 +34,7 @@ func newPublishCmd(g *globalOptions, runF func(context.Context, *publishOptions)
 }
 
 func runPublish(ctx context.Context, o *publishOptions) error {
-	w, err := o.globalOptions.jobs()
-	if err != nil {
-		return err
-	}
-	r, err := w.Publish(ctx, o.jobID, publish.JobOptions{URL: app.DatabaseOf(o.database, o.getenv).URL, Schema: o.schema, Partial: o.partial})
+	r, err := o.ws.Publish(ctx, o.jobID, publish.JobOptions{URL: app.DatabaseOf(o.database, o.getenv).URL, Schema: o.schema, Partial: o.partial})
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -61,9 +58,10 @@ type enqueueOptions struct {
 func newEnqueueCmd(g *globalOptions, runF func(context.Context, *enqueueOptions) error) *cobra.Command {
 	o := &enqueueOptions{runOptions: runOptions{globalOptions: g}}
 	cmd := &cobra.Command{
-		Use:   "enqueue [--database URL] [run flags] DIR|FILE...",
-		Short: "Queue one job per document in PostgreSQL, for workers on any machine",
-		Args:  atLeastOne("give the documents or folders to queue, e.g. 'creator enqueue docs/'"),
+		Use:     "enqueue [--database URL] [run flags] DIR|FILE...",
+		Short:   "Queue one job per document in PostgreSQL, for workers on any machine",
+		PreRunE: g.resolve,
+		Args:    atLeastOne("give the documents or folders to queue, e.g. 'creator enqueue docs/'"),
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			o.documents = paths
 			o.given(cmd)
@@ -79,10 +77,7 @@ func newEnqueueCmd(g *globalOptions, runF func(context.Context, *enqueueOptions)
 }
 
 func runEnqueue(ctx context.Context, o *enqueueOptions) error {
-	jobs, err := o.jobs()
-	if err != nil {
-		return err
-	}
+	jobs := o.jobs()
 	done, where, err := jobs.Enqueue(ctx, app.EnqueueOptions{Database: app.DatabaseOf(o.database, o.getenv),
 		Paths: o.documents, Include: o.include, Exclude: o.exclude})
 	added := 0
@@ -114,10 +109,11 @@ type workerOptions struct {
 func newWorkerCmd(g *globalOptions, runF func(context.Context, *workerOptions) error) *cobra.Command {
 	o := &workerOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "worker [--database URL] --workspace PATH [--concurrency K] [--slice D]",
-		Short: "Run queued jobs until stopped, as one of any number of workers",
-		Args:  args(cobra.NoArgs),
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
+		Use:     "worker [--database URL] --workspace PATH [--concurrency K] [--slice D]",
+		Short:   "Run queued jobs until stopped, as one of any number of workers",
+		PreRunE: g.resolve,
+		Args:    args(cobra.NoArgs),
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.database, "database", "", databaseHelp)
@@ -128,14 +124,10 @@ func newWorkerCmd(g *globalOptions, runF func(context.Context, *workerOptions) e
 }
 
 func runWorker(ctx context.Context, o *workerOptions) error {
-	w, err := o.globalOptions.jobs()
-	if err != nil {
-		return err
-	}
 	// The jobs' key and PDF password come from the worker's environment
 	// (enqueue never records them): kept off the worker's log as run keeps
 	// them off stderr.
-	jobs := app.Jobs{Workspace: w}
+	jobs := app.Jobs{Workspace: o.ws}
 	var keys secret.Redactor
 	keys.Set(jobs.Secrets.Values(o.getenv)...)
 	errOut := keys.Writer(o.streams.ErrOut)
@@ -174,18 +166,7 @@ func runQueue(ctx context.Context, o *queueOptions) error {
 		if jobs == nil {
 			jobs = []queue.Entry{}
 		}
-		data, err := json.MarshalIndent(jobs, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(o.streams.Out, "%s\n", data)
-		return nil
+		return writeJSON(o.streams.Out, jobs)
 	}
-	w := tabwriter.NewWriter(o.streams.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "JOB\tDOCUMENT\tSTATE\tATTEMPTS\tSLICES\tWORKER\tLAST ERROR")
-	for _, e := range jobs {
-		last, _, _ := strings.Cut(e.LastError, "\n")
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d/%d\t%d\t%s\t%s\n", e.Job, e.Document, e.State, e.Attempts, e.MaxAttempts, e.Slices, e.Worker, last)
-	}
-	return w.Flush()
+	return queue.WriteList(o.streams.Out, jobs)
 }

@@ -21,13 +21,13 @@ type reviewOptions struct {
 func newReviewCmd(g *globalOptions, runF func(context.Context, *reviewOptions) error) *cobra.Command {
 	o := &reviewOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "review --job ID [--addr 127.0.0.1:8080] [--open]",
-		Short: "Review a job's requirements in the browser: accept, reject or edit each",
-		Args:  args(cobra.NoArgs),
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
+		Use:     "review --job ID [--addr 127.0.0.1:8080] [--open]",
+		Short:   "Review a job's requirements in the browser: accept, reject or edit each",
+		PreRunE: g.resolve,
+		Args:    args(cobra.NoArgs),
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
-	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job")
-	completeJobs(cmd, g)
+	jobFlag(cmd, g, &o.jobID, "id of the job")
 	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0: any free port)")
 	cmd.Flags().BoolVar(&o.open, "open", false, "open the page in the web browser")
 	cmd.Flags().BoolVar(&o.allowRemote, "allow-remote", false, "allow an address other than loopback (each reviewer gets a token)")
@@ -37,11 +37,7 @@ func newReviewCmd(g *globalOptions, runF func(context.Context, *reviewOptions) e
 }
 
 func runReview(ctx context.Context, o *reviewOptions) error {
-	w, err := o.globalOptions.jobs()
-	if err != nil {
-		return err
-	}
-	stopped, err := w.Review(ctx, app.ReviewOptions{Job: o.jobID, Addr: o.addr, AllowRemote: o.allowRemote,
+	stopped, err := o.ws.Review(ctx, app.ReviewOptions{Job: o.jobID, Addr: o.addr, AllowRemote: o.allowRemote,
 		Reviewer: o.reviewer, Reviewers: o.reviewers, Log: o.streams.ErrOut, Ready: o.ready})
 	if err == nil && stopped != nil {
 		fmt.Fprintf(o.streams.ErrOut, "creator: review of job '%s' stopped: %d of %d reviewed\n", o.jobID, stopped.Reviewed, stopped.Total)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"creator/internal/app"
+	"creator/internal/atomicfile"
 	"creator/internal/browser"
 	"creator/internal/iostreams"
 	"creator/internal/usage"
@@ -40,6 +42,8 @@ func systemFactory() *factory {
 type globalOptions struct {
 	*factory
 	workspace string // --workspace
+	// ws is the workspace --workspace names, once resolve has run.
+	ws app.Workspace
 }
 
 // env is what the application takes from the process.
@@ -47,10 +51,12 @@ func (g *globalOptions) env() app.Env {
 	return app.Env{Getenv: g.getenv, Now: g.now, RetryBaseDelay: g.retryBaseDelay, RetrySleep: g.retrySleep, Version: versionString()}
 }
 
-// jobs is the workspace of the jobs under the root.
-func (g *globalOptions) jobs() (app.Workspace, error) {
+// resolve finds the folder that holds the jobs, before a command that
+// works on jobs runs (its PreRunE).
+func (g *globalOptions) resolve(*cobra.Command, []string) error {
 	root, err := app.ResolveRoot(g.workspace, g.getenv)
-	return app.Workspace{Root: root, Env: g.env()}, err
+	g.ws = app.Workspace{Root: root, Env: g.env()}
+	return err
 }
 
 func newRootCmd(f *factory) *cobra.Command {
@@ -130,9 +136,10 @@ func atLeastOne(what string) cobra.PositionalArgs {
 	}
 }
 
-// completeJobs makes the shell complete --job with the ids of the jobs under
-// the workspace root.
-func completeJobs(cmd *cobra.Command, g *globalOptions) {
+// jobFlag adds --job, which the shell completes with the ids of the jobs
+// under the workspace root.
+func jobFlag(cmd *cobra.Command, g *globalOptions, id *string, help string) {
+	cmd.Flags().StringVar(id, "job", "", help)
 	_ = cmd.RegisterFlagCompletionFunc("job", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		root, err := app.ResolveRoot(g.workspace, g.getenv)
 		if err != nil {
@@ -141,4 +148,17 @@ func completeJobs(cmd *cobra.Command, g *globalOptions) {
 		ids, _ := workspace.List(root)
 		return ids, cobra.ShellCompDirectiveNoFileComp
 	})
+}
+
+// writeOutput writes data to stdout, or atomically to the file path (-o)
+// when one is given other than "-".
+func (g *globalOptions) writeOutput(path string, data []byte) (toFile bool, err error) {
+	if path == "" || path == "-" {
+		_, err := g.streams.Out.Write(data)
+		return false, err
+	}
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
+		return true, fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return true, nil
 }

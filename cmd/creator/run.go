@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"creator/internal/app"
-	"creator/internal/atomicfile"
 	"creator/internal/document"
 	"creator/internal/humanize"
 	"creator/internal/job"
@@ -78,9 +76,8 @@ func (o *runOptions) given(cmd *cobra.Command) {
 }
 
 // jobs is the application's view of the jobs under these options.
-func (o *runOptions) jobs() (app.Jobs, error) {
-	w, err := o.globalOptions.jobs()
-	return app.Jobs{Workspace: w, Settings: o.settings, Secrets: o.secrets}, err
+func (o *runOptions) jobs() app.Jobs {
+	return app.Jobs{Workspace: o.ws, Settings: o.settings, Secrets: o.secrets}
 }
 
 // addPDFPasswordFlag adds --pdf-password to the commands that extract
@@ -114,9 +111,10 @@ func (byteSize) Type() string { return "size" }
 func newRunCmd(g *globalOptions, runF func(context.Context, *runOptions) error) *cobra.Command {
 	o := &runOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "run [--job ID] [flags] DOCUMENT...",
-		Short: "Create a job for the documents and run it to completion",
-		Args:  atLeastOne("give the document(s) to process, e.g. 'creator run policy.pdf'"),
+		Use:     "run [--job ID] [flags] DOCUMENT...",
+		Short:   "Create a job for the documents and run it to completion",
+		PreRunE: g.resolve,
+		Args:    atLeastOne("give the document(s) to process, e.g. 'creator run policy.pdf'"),
 		RunE: func(cmd *cobra.Command, docs []string) error {
 			o.documents = docs
 			o.given(cmd)
@@ -132,16 +130,16 @@ func newRunCmd(g *globalOptions, runF func(context.Context, *runOptions) error) 
 func newResumeCmd(g *globalOptions, runF func(context.Context, *runOptions) error) *cobra.Command {
 	o := &runOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "resume --job ID [flags]",
-		Short: "Continue an interrupted, stopped or failed job",
-		Args:  args(cobra.NoArgs),
+		Use:     "resume --job ID [flags]",
+		Short:   "Continue an interrupted, stopped or failed job",
+		PreRunE: g.resolve,
+		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.given(cmd)
 			return runF(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.jobID, "job", "", "id of the job to continue")
-	completeJobs(cmd, g)
+	jobFlag(cmd, g, &o.jobID, "id of the job to continue")
 	addRunFlags(cmd, o)
 	addPDFPasswordFlag(cmd, &o.secrets.PDFPassword)
 	return cmd
@@ -181,11 +179,7 @@ func runExtract(_ context.Context, o *extractOptions) error {
 		return err
 	}
 	text := doc.Text()
-	if o.output == "" {
-		if _, err := io.WriteString(o.streams.Out, text); err != nil {
-			return err
-		}
-	} else if err := atomicfile.Write(o.output, []byte(text), 0o644); err != nil {
+	if _, err := o.writeOutput(o.output, []byte(text)); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.streams.ErrOut, "%s: %s, %s characters, %s tokens\n", filepath.Base(o.document),
@@ -197,10 +191,7 @@ func runExtract(_ context.Context, o *extractOptions) error {
 }
 
 func runRun(ctx context.Context, o *runOptions) error {
-	jobs, err := o.jobs()
-	if err != nil {
-		return err
-	}
+	jobs := o.jobs()
 	r, extracted, err := jobs.New(ctx, o.jobID, o.documents)
 	if err != nil {
 		return err
@@ -210,10 +201,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 }
 
 func runResume(ctx context.Context, o *runOptions) error {
-	jobs, err := o.jobs()
-	if err != nil {
-		return err
-	}
+	jobs := o.jobs()
 	r, done, err := jobs.Continue(o.jobID)
 	if err != nil {
 		return err

@@ -22,26 +22,22 @@ type statusOptions struct {
 func newStatusCmd(g *globalOptions, runF func(context.Context, *statusOptions) error) *cobra.Command {
 	o := &statusOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "status [--job ID] [--json]",
-		Short: "Show a job's state, plan progress, steps, tokens and cost",
-		Args:  args(cobra.NoArgs),
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
+		Use:     "status [--job ID] [--json]",
+		Short:   "Show a job's state, plan progress, steps, tokens and cost",
+		PreRunE: g.resolve,
+		Args:    args(cobra.NoArgs),
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
-	cmd.Flags().StringVar(&o.jobID, "job", "", "show this job in detail")
-	completeJobs(cmd, g)
+	jobFlag(cmd, g, &o.jobID, "show this job in detail")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	return cmd
 }
 
 func runStatus(ctx context.Context, o *statusOptions) error {
 	if o.jobID == "" {
-		return runList(ctx, &listOptions{globalOptions: o.globalOptions, json: o.json})
+		return runList(ctx, o)
 	}
-	w, err := o.globalOptions.jobs()
-	if err != nil {
-		return err
-	}
-	st, err := w.Status(ctx, o.jobID, o.getenv(app.DatabaseEnv))
+	st, err := o.ws.Status(ctx, o.jobID, o.getenv(app.DatabaseEnv))
 	if err != nil {
 		return err
 	}
@@ -65,29 +61,21 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-type listOptions struct {
-	*globalOptions
-	json bool
-}
-
-func newListCmd(g *globalOptions, runF func(context.Context, *listOptions) error) *cobra.Command {
-	o := &listOptions{globalOptions: g}
+func newListCmd(g *globalOptions, runF func(context.Context, *statusOptions) error) *cobra.Command {
+	o := &statusOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "list [--json]",
-		Short: "List the jobs under the workspace root",
-		Args:  args(cobra.NoArgs),
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
+		Use:     "list [--json]",
+		Short:   "List the jobs under the workspace root",
+		PreRunE: g.resolve,
+		Args:    args(cobra.NoArgs),
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	return cmd
 }
 
-func runList(_ context.Context, o *listOptions) error {
-	w, err := o.globalOptions.jobs()
-	if err != nil {
-		return err
-	}
-	views, err := w.List()
+func runList(_ context.Context, o *statusOptions) error {
+	views, err := o.ws.List()
 	if err != nil {
 		return err
 	}
@@ -95,7 +83,7 @@ func runList(_ context.Context, o *listOptions) error {
 		return writeJSON(o.streams.Out, views)
 	}
 	if len(views) == 0 {
-		fmt.Fprintf(o.streams.ErrOut, "no jobs in %s\n", w.Root)
+		fmt.Fprintf(o.streams.ErrOut, "no jobs in %s\n", o.ws.Root)
 		return nil
 	}
 	return jobview.WriteList(o.streams.Out, views)

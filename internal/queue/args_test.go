@@ -71,3 +71,14 @@ func TestArgsWithUnknownFlags(t *testing.T) {
 		}
 	}
 }
+
+// The queue's table shows a line a job, the last error's first line only.
+func TestWriteList(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	WriteList(&b, []Entry{{Job: "a-1", Document: "a.pdf", State: "retryable", Attempts: 2, MaxAttempts: 25, Slices: 3, Worker: "w1", LastError: "server down\nstack"}})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "JOB") || strings.Join(strings.Fields(lines[1]), " ") != "a-1 a.pdf retryable 2/25 3 w1 server down" {
+		t.Errorf("table:\n%s", b.String())
+	}
+}

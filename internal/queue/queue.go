@@ -21,8 +21,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -325,4 +328,16 @@ func Open(ctx context.Context, url string) (pool *pgxpool.Pool, where string, er
 		return nil, where, fmt.Errorf("cannot connect to %s: %w", where, publish.HidePassword(err, url))
 	}
 	return pool, where, nil
+}
+
+// WriteList writes the queue's jobs as a table, as creator queue shows
+// them: a line each, the last error's first line.
+func WriteList(out io.Writer, jobs []Entry) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "JOB\tDOCUMENT\tSTATE\tATTEMPTS\tSLICES\tWORKER\tLAST ERROR")
+	for _, e := range jobs {
+		last, _, _ := strings.Cut(e.LastError, "\n")
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d/%d\t%d\t%s\t%s\n", e.Job, e.Document, e.State, e.Attempts, e.MaxAttempts, e.Slices, e.Worker, last)
+	}
+	return w.Flush()
 }
