@@ -106,6 +106,7 @@ func (s *Files) PrepareFile(p string, data []byte) (*PendingFile, error) {
 
 // Commit renames the file into place.
 func (f *PendingFile) Commit() (WriteResult, error) {
+	defer f.s.changes.changing()()
 	if err := f.pending.Commit(); err != nil {
 		return f.res, describe(f.res.Path, err)
 	}
@@ -137,6 +138,9 @@ func (s *Files) writeFile(p string, data []byte, write func(*os.Root, string, io
 	case err != nil:
 		return res, describe(p, err)
 	}
+	if !prepareOnly {
+		defer s.changes.changing()()
+	}
 	if _, err := write(s.root, rel, bytes.NewReader(redact(s.redactor, rel, data)), 0o644); err != nil {
 		return res, describe(p, err)
 	}
@@ -166,7 +170,10 @@ func (s *Files) Remove(p string) (rel string, wasDir bool, err error) {
 			return "", false, refuse(p, "is a folder with %d entries; delete them first", len(entries))
 		}
 	}
-	if err := s.root.Remove(rel); err != nil {
+	unlock := s.changes.changing()
+	err = s.root.Remove(rel)
+	unlock()
+	if err != nil {
 		return "", false, describe(p, err)
 	}
 	s.changes.removed(rel)

@@ -199,10 +199,30 @@ type Watcher interface {
 	FileRemoved(rel string)
 }
 
-// changes hands the changes of Files and Internal to the watcher.
+// changes hands the changes of Files and Internal to the watcher, and
+// gates them: every change of a file holds the gate shared, Quiesce holds
+// it alone.
 type changes struct {
 	mu      sync.RWMutex
 	watcher Watcher
+	gate    sync.RWMutex
+}
+
+// Quiesce runs fn while no file of the job changes through the Job: what
+// fn sees of the folder is one moment of it, a state the job could have
+// been killed in (each change is whole: a file replaced, a record
+// appended, a file removed). A checkpoint of the folder reads it so.
+func (j *Job) Quiesce(fn func() error) error {
+	j.changes.gate.Lock()
+	defer j.changes.gate.Unlock()
+	return fn()
+}
+
+// changing holds the gate shared for one change; the returned function
+// lets it go.
+func (c *changes) changing() func() {
+	c.gate.RLock()
+	return c.gate.RUnlock
 }
 
 func (c *changes) current() Watcher {
@@ -535,6 +555,7 @@ func (in *Internal) ReadInternal(rel string) ([]byte, error) {
 // WriteInternal atomically replaces a file of the job without the tools'
 // protections; for the program's own files (plan.json, .agent/…, extracted text).
 func (in *Internal) WriteInternal(rel string, data []byte) error {
+	defer in.changes.changing()()
 	if _, err := atomicfile.WriteIn(in.root, rel, bytes.NewReader(redact(in.redactor, rel, data)), 0o644); err != nil {
 		return err
 	}
@@ -545,6 +566,7 @@ func (in *Internal) WriteInternal(rel string, data []byte) error {
 // RemoveInternal deletes a file of the job without the tools'
 // protections; one already gone is not an error.
 func (in *Internal) RemoveInternal(rel string) error {
+	defer in.changes.changing()()
 	if err := in.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -554,6 +576,7 @@ func (in *Internal) RemoveInternal(rel string) error {
 
 // AppendInternal appends to a log file of the job and flushes it to disk.
 func (in *Internal) AppendInternal(rel string, data []byte) error {
+	defer in.changes.changing()()
 	if dir := path.Dir(rel); dir != "." {
 		if err := in.root.MkdirAll(dir, 0o755); err != nil {
 			return err

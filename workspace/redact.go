@@ -44,7 +44,7 @@ func (in *Internal) OpenLog(rel string) (io.WriteCloser, error) {
 		f.Close()
 		return nil, err
 	}
-	return &logFile{f: f, rel: rel, redactor: in.redactor, whole: &in.whole}, nil
+	return &logFile{f: f, rel: rel, redactor: in.redactor, whole: &in.whole, changes: in.changes}, nil
 }
 
 type logFile struct {
@@ -52,9 +52,13 @@ type logFile struct {
 	rel      string
 	redactor *secret.Redactor
 	whole    *wholeLogs
+	changes  *changes
 }
 
+// Write appends one record whole (the gate held, so that a checkpoint
+// never reads half of it).
 func (l *logFile) Write(p []byte) (int, error) {
+	defer l.changes.changing()()
 	data := redact(l.redactor, l.rel, p)
 	_, err := l.f.Write(data)
 	l.whole.wrote(l.rel, data, err)

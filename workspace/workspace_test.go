@@ -3,6 +3,7 @@ package workspace
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -413,5 +414,53 @@ func TestWatcherHearsEveryChange(t *testing.T) {
 	want := "changed notes/a.md|changed plan.json|changed progress.md|removed notes/a.md"
 	if got := strings.Join(r.events, "|"); got != want {
 		t.Errorf("events %s, want %s", got, want)
+	}
+}
+
+// While Quiesce runs, no file of the job changes through the Job: each
+// kind of change waits for it, and goes on after.
+func TestQuiesceHoldsEveryChange(t *testing.T) {
+	t.Parallel()
+	j := newJob(t)
+	if _, err := j.WriteFile("notes/old.md", []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	log, err := j.OpenLog(".agent/test.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	changes := map[string]func() error{
+		"WriteFile":      func() error { _, err := j.WriteFile("notes/a.md", []byte("a")); return err },
+		"Remove":         func() error { _, _, err := j.Remove("notes/old.md"); return err },
+		"WriteInternal":  func() error { return j.WriteInternal(".agent/x.json", []byte("{}")) },
+		"AppendInternal": func() error { return j.AppendInternal(".agent/y.jsonl", []byte("{}\n")) },
+		"a log's Write":  func() error { _, err := log.Write([]byte("{}\n")); return err },
+		"a commit": func() error {
+			p, err := j.PrepareFile("notes/b.md", []byte("b"))
+			if err == nil {
+				_, err = p.Commit()
+			}
+			return err
+		},
+	}
+	for name, change := range changes {
+		done := make(chan error, 1)
+		err := j.Quiesce(func() error {
+			go func() { done <- change() }()
+			select {
+			case err := <-done:
+				return fmt.Errorf("%s went through while the job was held (%v)", name, err)
+			case <-time.After(50 * time.Millisecond):
+				return nil
+			}
+		})
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if err := <-done; err != nil {
+			t.Errorf("%s after the hold: %v", name, err)
+		}
 	}
 }
