@@ -7,8 +7,9 @@
 #   make quality the built-in model on every corpus document with a gold list: the scoreboard
 #   make bench   run the benchmarks
 #   make bench-parallel  NIST SP 800-53r3 with --parallel 0, 1, 4, 8 against a slow server
-#   make stress  kill a job 100 times at random and resume it; 3 queue workers killed 10 times over 30 documents; longer fuzzing
+#   make stress  kill a job 100 times at random and resume it; 3 queue workers killed 10 times over 30 documents (shared folder, then a bucket); longer fuzzing
 #   make bench-queue  documents per minute with 1, 2 and 4 queue workers against a slow server
+#   make bench-objectstore  a job on local disk and on an S3-protocol bucket 20 ms a request away
 #   make faults  NIST SP 800-63B through 2 × 20 draws of 15% model faults
 #   make screenshot  the README's picture of the review page
 
@@ -22,9 +23,9 @@ STATICCHECK_VERSION := v0.8.2
 # The packages with concurrency: PDF pages read at once, the agent loop and
 # context management, the model client, the workspace and its tools, the
 # requirement store and the review server.
-RACE_PKGS := ./internal/job/... ./internal/fakellm/... ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/... ./internal/queue/... ./internal/app/... ./internal/batch/... ./internal/jsonl/...
+RACE_PKGS := ./internal/job/... ./internal/fakellm/... ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/... ./internal/queue/... ./internal/app/... ./internal/batch/... ./internal/jsonl/... ./internal/remote/...
 
-.PHONY: all build demo test quality corpus race lint fuzz bench bench-parallel bench-queue bench-huge stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
+.PHONY: all build demo test quality corpus race lint fuzz bench bench-parallel bench-queue bench-objectstore bench-huge stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
 
 all: build
 
@@ -111,6 +112,13 @@ bench-parallel:
 bench-queue: postgresql
 	$(GO) test ./cmd/creator -run '^$$' -bench '^BenchmarkQueueWorkers$$' -benchtime 1x -timeout 60m
 
+# The built-in job on NIST SP 800-63B on local disk and with its workspace
+# on an S3-protocol bucket (in-process, 20 ms added to every request;
+# CREATOR_BENCH_LATENCY_MS=N for another): both times, their ratio and the
+# requests to the store.
+bench-objectstore:
+	$(GO) test ./internal/app -run '^$$' -bench '^BenchmarkObjectStore$$' -benchtime 3x -timeout 30m
+
 # The phases of a document at the --max-text limit (32 MB of Markdown and of
 # text, a PDF of 28 MB of text), each in a process of its own: peak resident
 # memory and time.
@@ -159,7 +167,7 @@ stress: postgresql
 		-run '^TestKillAtRandomMoments(DuringFanOut)?$$' -v >$$log 2>&1; rc=$$?; \
 		grep -E '^[0-9]+ kills over|seed|differs|FAIL' $$log; rm -f $$log; exit $$rc
 	@log=$$(mktemp); CREATOR_STRESS_QUEUE_DOCS=$(STRESS_QUEUE_DOCS) CREATOR_STRESS_QUEUE_KILLS=$(STRESS_QUEUE_KILLS) $(GO) test -count=1 -timeout 30m ./cmd/creator \
-		-run '^TestQueueKilledWorkers$$' -v >$$log 2>&1; rc=$$?; \
+		-run '^TestQueueKilledWorkers(OnABucket)?$$' -v >$$log 2>&1; rc=$$?; \
 		grep -E '^[0-9]+ kills of|seed|differs|FAIL' $$log; rm -f $$log; exit $$rc
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=100000x
 

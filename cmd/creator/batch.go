@@ -109,7 +109,7 @@ func runBatch(ctx context.Context, o *batchOptions) error {
 	o.streams.ErrOut = keys.Writer(o.streams.ErrOut)
 	display := batch.NewDisplay(batch.DisplayOptions{Out: o.streams.ErrOut, Live: o.streams.ErrTTY, Width: o.streams.ErrWidth,
 		Quiet: o.quiet, RedrawEvery: o.redrawEvery})
-	b, err := jobs.NewBatch(app.BatchOptions{Paths: o.paths, Include: o.include, Exclude: o.exclude, Jobs: o.atOnce,
+	b, err := jobs.NewBatch(ctx, app.BatchOptions{Paths: o.paths, Include: o.include, Exclude: o.exclude, Jobs: o.atOnce,
 		MaxTokens: o.batchMaxTokens, MaxCost: o.batchMaxCost, Changed: display.Changed})
 	if err != nil {
 		return err

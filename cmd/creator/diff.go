@@ -32,14 +32,14 @@ func newDiffCmd(g *globalOptions, runF func(context.Context, *diffOptions) error
 	return cmd
 }
 
-func runDiff(_ context.Context, o *diffOptions) error {
+func runDiff(ctx context.Context, o *diffOptions) error {
 	if o.json {
 		o.format = "json"
 	}
 	if o.format != "md" && o.format != "json" {
 		return usage.Errorf("unknown format %q: use md or json", o.format)
 	}
-	res, err := o.ws.Diff(o.oldJob, o.newJob)
+	res, err := o.ws.Diff(ctx, o.oldJob, o.newJob)
 	if err != nil {
 		return err
 	}

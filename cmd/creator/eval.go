@@ -33,8 +33,8 @@ func newEvalCmd(g *globalOptions, runF func(context.Context, *evalOptions) error
 	return cmd
 }
 
-func runEval(_ context.Context, o *evalOptions) error {
-	res, err := o.ws.Eval(o.jobID, o.gold, evaluate.Options{Strict: o.strict})
+func runEval(ctx context.Context, o *evalOptions) error {
+	res, err := o.ws.Eval(ctx, o.jobID, o.gold, evaluate.Options{Strict: o.strict})
 	if err != nil {
 		return err
 	}

@@ -39,8 +39,8 @@ func newExportCmd(g *globalOptions, runF func(context.Context, *exportOptions) e
 	return cmd
 }
 
-func runExport(_ context.Context, o *exportOptions) error {
-	out, err := o.ws.Export(app.ExportOptions{Job: o.jobID, Format: o.format, FormatGiven: o.formatGiven, Output: o.output, ReviewedOnly: o.reviewedOnly})
+func runExport(ctx context.Context, o *exportOptions) error {
+	out, err := o.ws.Export(ctx, app.ExportOptions{Job: o.jobID, Format: o.format, FormatGiven: o.formatGiven, Output: o.output, ReviewedOnly: o.reviewedOnly})
 	if err != nil {
 		return err
 	}

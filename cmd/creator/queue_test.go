@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,9 +17,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"creator/internal/app"
 	"creator/internal/batch"
 	"creator/internal/pgtest"
 	"creator/internal/queue"
+	"creator/internal/s3test"
 )
 
 // queueDocs writes n small, different documents (variants of the sample
@@ -145,12 +148,18 @@ type workerProc struct {
 
 func startWorker(t testing.TB, args ...string) *workerProc {
 	t.Helper()
+	return startWorkerEnv(t, nil, args...)
+}
+
+// startWorkerEnv starts a worker with env added to the test's environment.
+func startWorkerEnv(t testing.TB, env []string, args ...string) *workerProc {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := &workerProc{cmd: exec.Command(exe, append([]string{"worker"}, args...)...), out: new(bytes.Buffer), exited: make(chan error, 1)}
-	w.cmd.Env = append(cleanEnv(), mainEnv+"=1")
+	w.cmd.Env = append(append(cleanEnv(), mainEnv+"=1"), env...)
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
 	if err := w.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -316,22 +325,60 @@ func TestQueueKilledWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs creator workers as separate processes")
 	}
+	root := filepath.Join(t.TempDir(), "ws")
+	killWorkers(t, envCount("CREATOR_STRESS_QUEUE_KILLS", 5), root, func() []string { return nil }, func() string { return root })
+}
+
+// The same with the workspace on an S3 bucket and no shared folder: each
+// worker started has a cache of its own, empty, as a new machine has;
+// the jobs go on from their checkpoints.
+func TestQueueKilledWorkersOnABucket(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs creator workers as separate processes")
+	}
+	bucket := s3test.Start(t, "reqs", 0).URL("ws")
+	caches := t.TempDir()
+	n := 0
+	newCache := func() []string {
+		n++
+		return []string{app.CacheEnv + "=" + filepath.Join(caches, strconv.Itoa(n))}
+	}
+	killWorkers(t, envCount("CREATOR_STRESS_QUEUE_KILLS", 10), bucket, newCache, func() string {
+		// A machine that ran nothing reads every job from the bucket.
+		env := map[string]string{app.CacheEnv: filepath.Join(caches, "reader")}
+		w, err := app.OpenWorkspace(context.Background(), bucket, app.Env{Getenv: func(k string) string { return env[k] }, Now: time.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		if _, err := w.List(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return w.Root
+	})
+}
+
+// killWorkers queues the documents, runs three workers on the workspace
+// ws (each started with env()), kills one at random moments kills times
+// and starts another, then checks that every job completed once with the
+// rows and output/ files of creator run + publish on local disk (the job
+// folders under outputs()).
+func killWorkers(t *testing.T, kills int, ws string, env func() []string, outputs func() string) {
 	n := envCount("CREATOR_STRESS_QUEUE_DOCS", 12)
-	kills := envCount("CREATOR_STRESS_QUEUE_KILLS", 5)
 	rng := stressRNG(t)
 	srv := pgtest.Start(t)
 	db, refDB := srv.URL(srv.Password), srv.NewDatabase(t).URL(srv.Password)
 	docs := queueDocs(t, n)
 	ref := queueReference(t, docs, refDB)
-	root := filepath.Join(t.TempDir(), "ws")
 	if code, _, stderr := cli(t, "migrate", "--database", db); code != exitOK {
 		t.Fatalf("migrate: exit %d\n%s", code, stderr)
 	}
 	if code, stdout, stderr := cli(t, "enqueue", "--database", db, docs); code != exitOK {
 		t.Fatalf("enqueue: exit %d\n%s%s", code, stdout, stderr)
 	}
-	args := []string{"--database", db, "--workspace", root, "--slice", "700ms", "--retry-backoff", "200ms"}
-	workers := []*workerProc{startWorker(t, args...), startWorker(t, args...), startWorker(t, args...)}
+	args := []string{"--database", db, "--workspace", ws, "--slice", "700ms", "--retry-backoff", "200ms"}
+	workers := []*workerProc{startWorkerEnv(t, env(), args...), startWorkerEnv(t, env(), args...), startWorkerEnv(t, env(), args...)}
 	var logs strings.Builder
 	start := time.Now()
 	for done := 0; done < kills; done++ {
@@ -339,7 +386,7 @@ func TestQueueKilledWorkers(t *testing.T) {
 		i := rng.IntN(len(workers))
 		workers[i].kill()
 		logs.WriteString(workers[i].out.String())
-		workers[i] = startWorker(t, args...)
+		workers[i] = startWorkerEnv(t, env(), args...)
 	}
 	t.Logf("%d kills in %v", kills, time.Since(start).Round(time.Millisecond))
 	jobs := waitQueue(t, db, 4*time.Minute, finished)
@@ -362,7 +409,7 @@ func TestQueueKilledWorkers(t *testing.T) {
 	if !slices.Equal(want, got) {
 		t.Errorf("requirement_cache: %d rows, creator run + publish give %d (or their content differs)", len(got), len(want))
 	}
-	sameOutputs(t, ref, root)
+	sameOutputs(t, ref, outputs())
 	msg := fmt.Sprintf("%d kills of 3 workers over %d documents (%d attempts cut short): %d completed in %v, %d requirement_cache rows, as creator run + publish give: %v",
 		kills, n, attempts-len(jobs), len(jobs), elapsed.Round(time.Second), len(got), slices.Equal(want, got))
 	t.Log(msg)

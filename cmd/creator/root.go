@@ -48,14 +48,15 @@ type globalOptions struct {
 
 // env is what the application takes from the process.
 func (g *globalOptions) env() app.Env {
-	return app.Env{Getenv: g.getenv, Now: g.now, RetryBaseDelay: g.retryBaseDelay, RetrySleep: g.retrySleep, Version: versionString()}
+	return app.Env{Getenv: g.getenv, Now: g.now, RetryBaseDelay: g.retryBaseDelay, RetrySleep: g.retrySleep, Version: versionString(),
+		Log: func(format string, args ...any) { fmt.Fprintf(g.streams.ErrOut, "creator: "+format+"\n", args...) }}
 }
 
 // resolve finds the folder that holds the jobs, before a command that
 // works on jobs runs (its PreRunE).
-func (g *globalOptions) resolve(*cobra.Command, []string) error {
-	root, err := app.ResolveRoot(g.workspace, g.getenv)
-	g.ws = app.Workspace{Root: root, Env: g.env()}
+func (g *globalOptions) resolve(cmd *cobra.Command, _ []string) error {
+	var err error
+	g.ws, err = app.OpenWorkspace(cmd.Context(), g.workspace, g.env())
 	return err
 }
 
@@ -90,7 +91,7 @@ func newRootCmd(f *factory) *cobra.Command {
 		}
 		return usage.Errorf("%v (see '%s --help')", err, c.CommandPath())
 	})
-	cmd.PersistentFlags().StringVar(&g.workspace, "workspace", "", "folder that holds the jobs (env "+workspace.RootEnv+")")
+	cmd.PersistentFlags().StringVar(&g.workspace, "workspace", "", "folder that holds the jobs, or a bucket: s3://bucket/prefix, gs://…, azblob://…, file:///… (env "+workspace.RootEnv+")")
 
 	cmd.AddCommand(
 		newRunCmd(g, runRun),
@@ -108,6 +109,7 @@ func newRootCmd(f *factory) *cobra.Command {
 		newExtractCmd(g, runExtract),
 		newEvalCmd(g, runEval),
 		newDiffCmd(g, runDiff),
+		newPullCmd(g, runPull),
 		newVersionCmd(g),
 	)
 	withBashFallback(cmd)
@@ -140,12 +142,13 @@ func atLeastOne(what string) cobra.PositionalArgs {
 // under the workspace root.
 func jobFlag(cmd *cobra.Command, g *globalOptions, id *string, help string) {
 	cmd.Flags().StringVar(id, "job", "", help)
-	_ = cmd.RegisterFlagCompletionFunc("job", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		root, err := app.ResolveRoot(g.workspace, g.getenv)
+	_ = cmd.RegisterFlagCompletionFunc("job", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+		w, err := app.OpenWorkspace(c.Context(), g.workspace, g.env())
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		ids, _ := workspace.List(root)
+		defer w.Close()
+		ids, _ := w.IDs(c.Context())
 		return ids, cobra.ShellCompDirectiveNoFileComp
 	})
 }

@@ -202,7 +202,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 
 func runResume(ctx context.Context, o *runOptions) error {
 	jobs := o.jobs()
-	r, done, err := jobs.Continue(o.jobID)
+	r, done, err := jobs.Continue(ctx, o.jobID)
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (o *runOptions) drive(ctx context.Context, jobs app.Jobs, r app.Resumed, ex
 	o.guardStderr(jobs, r.Model)
 	display := progress.New(progress.Options{Out: o.streams.ErrOut, Live: o.streams.ErrTTY, Width: o.streams.ErrWidth,
 		Quiet: o.quiet, Verbose: o.verbose, RedrawEvery: o.redrawEvery, Now: o.now})
-	out, err := jobs.Run(ctx, r.Job, r.Settings, r.Model, r.Transcript, extracted, display)
+	out, err := jobs.Run(ctx, r, extracted, display)
 	if err != nil {
 		return err
 	}

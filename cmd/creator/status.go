@@ -74,8 +74,8 @@ func newListCmd(g *globalOptions, runF func(context.Context, *statusOptions) err
 	return cmd
 }
 
-func runList(_ context.Context, o *statusOptions) error {
-	views, err := o.ws.List()
+func runList(ctx context.Context, o *statusOptions) error {
+	views, err := o.ws.List(ctx)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func runList(_ context.Context, o *statusOptions) error {
 		return writeJSON(o.streams.Out, views)
 	}
 	if len(views) == 0 {
-		fmt.Fprintf(o.streams.ErrOut, "no jobs in %s\n", o.ws.Root)
+		fmt.Fprintf(o.streams.ErrOut, "no jobs in %s\n", o.ws.Where())
 		return nil
 	}
 	return jobview.WriteList(o.streams.Out, views)

@@ -8,7 +8,10 @@
 package app
 
 import (
+	"context"
+
 	"creator/internal/job"
+	"creator/internal/remote"
 	"creator/internal/usage"
 	"creator/workspace"
 )
@@ -16,8 +19,13 @@ import (
 // Workspace is the folder that holds the jobs, with what the application
 // takes from the process.
 type Workspace struct {
+	// Root is the folder the jobs are in: the workspace's own, or the
+	// local cache of a bucket's (Store).
 	Root string
 	Env  Env
+	// Store is the bucket a workspace given by URL is on; nil for a
+	// local folder.
+	Store *remote.Store
 }
 
 // ResolveRoot is the folder that holds the jobs: flag, else
@@ -43,8 +51,11 @@ func CheckJobID(id string) error {
 // OpenView opens the job id for reading: the use cases that only read a
 // job (status, export, diff, eval) see it through its View and take no
 // lock.
-func (w Workspace) OpenView(id string) (*job.View, error) {
+func (w Workspace) OpenView(ctx context.Context, id string) (*job.View, error) {
 	if err := CheckJobID(id); err != nil {
+		return nil, err
+	}
+	if _, err := w.pull(ctx, id); err != nil {
 		return nil, err
 	}
 	return job.OpenView(w.Root, id)
@@ -52,8 +63,11 @@ func (w Workspace) OpenView(id string) (*job.View, error) {
 
 // OpenJob opens the job id to change it: a resume runs it, a publish
 // records its publication, a review amends its requirements.
-func (w Workspace) OpenJob(id string) (*job.Job, error) {
+func (w Workspace) OpenJob(ctx context.Context, id string) (*job.Job, error) {
 	if err := CheckJobID(id); err != nil {
+		return nil, err
+	}
+	if _, err := w.pull(ctx, id); err != nil {
 		return nil, err
 	}
 	return job.Open(w.Root, id)

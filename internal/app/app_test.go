@@ -159,7 +159,7 @@ func TestQueuedJobsOfEarlierVersions(t *testing.T) {
 			if st.View.State != string(workspace.StatusCompleted) || st.View.Requirements == 0 {
 				t.Fatalf("job %s: %s, %d requirements", id, st.View.State, st.View.Requirements)
 			}
-			j, err := w.OpenView(id)
+			j, err := w.OpenView(ctx, id)
 			if err != nil {
 				t.Fatal(err)
 			}

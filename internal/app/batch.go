@@ -1,6 +1,8 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"os"
 	"strings"
 
@@ -8,6 +10,7 @@ import (
 	"creator/internal/document"
 	"creator/internal/settings"
 	"creator/internal/usage"
+	"creator/workspace"
 )
 
 // BatchOptions are a batch's own options; each of its jobs takes the
@@ -36,7 +39,7 @@ type Batch struct {
 // NewBatch checks the options and the settings, finds the documents (the
 // workspace root left out) and makes the batch, which runs each job as
 // run and resume do.
-func (a Jobs) NewBatch(o BatchOptions) (Batch, error) {
+func (a Jobs) NewBatch(ctx context.Context, o BatchOptions) (Batch, error) {
 	switch {
 	case o.Jobs < 1 || o.Jobs > settings.MaxParallel:
 		return Batch{}, usage.Errorf("--jobs is how many documents are worked on at once, 1 to %d, not %d", settings.MaxParallel, o.Jobs)
@@ -58,6 +61,9 @@ func (a Jobs) NewBatch(o BatchOptions) (Batch, error) {
 	if err := os.MkdirAll(a.Root, 0o755); err != nil {
 		return Batch{}, err
 	}
+	if err := a.pullAll(ctx, docs); err != nil {
+		return Batch{}, err
+	}
 	b, err := batch.New(batch.Options{Root: a.Root, Documents: docs, Jobs: o.Jobs, Runner: a,
 		MaxTokens: o.MaxTokens, MaxCost: o.MaxCost, Changed: o.Changed, Now: a.Env.Now})
 	return Batch{Batch: b, Model: m, Priced: priced}, err
@@ -75,4 +81,23 @@ func Discover(paths, include, exclude []string, skip ...string) ([]string, error
 		return nil, usage.Errorf("no documents in %s (searched for %s)", strings.Join(paths, ", "), strings.Join(document.Extensions(), " "))
 	}
 	return docs, nil
+}
+
+// pullAll brings the cached copies of the documents' jobs to their newest
+// checkpoints, so that the batch sees which completed, stopped or never
+// ran; nothing on a local workspace.
+func (a Jobs) pullAll(ctx context.Context, docs []string) error {
+	if a.Store == nil {
+		return nil
+	}
+	for _, d := range docs {
+		id, err := batch.JobID(d)
+		if err != nil {
+			return err
+		}
+		if _, err := a.pull(ctx, id); err != nil && !errors.Is(err, workspace.ErrNoJob) {
+			return err
+		}
+	}
+	return nil
 }

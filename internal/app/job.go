@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
+	"creator/compaction"
 	"creator/internal/document"
 	"creator/internal/job"
 	"creator/internal/jobrun"
+	"creator/internal/remote"
 	"creator/internal/settings"
 	"creator/internal/transcript"
 	"creator/internal/usage"
+	"creator/planner"
 	"creator/templates"
 	"creator/workspace"
 )
@@ -35,52 +39,111 @@ func (a Jobs) Model() (Model, error) {
 	return ChooseModel(a.Settings, a.Secrets, a.Env.Getenv, "", "")
 }
 
-// Create makes the job folder id for the documents and takes its lock.
-func (a Jobs) Create(id string, documents []string, m Model) (*job.Job, error) {
+// Create makes the job folder id for the documents and takes its lock; on
+// a bucket, its first checkpoint is written at once, so that the id is
+// taken there too.
+func (a Jobs) Create(ctx context.Context, id string, documents []string, m Model) (*job.Job, *remote.Mirror, error) {
+	if err := a.clearStale(ctx, id); err != nil {
+		return nil, nil, err
+	}
 	j, err := job.Create(a.Root, workspace.CreateOptions{
 		ID: id, Inputs: documents, Instructions: templates.Instructions,
 		Model: m.Name, Settings: a.Settings.Record(m.BaseURL), Version: a.Env.Version, Now: a.Env.Now,
 	})
 	if errors.Is(err, workspace.ErrJobExists) {
-		return nil, usage.Errorf("%v", err)
+		return nil, nil, usage.Errorf("%v", err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := j.Lock(); err != nil {
 		j.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return j, nil
+	mirror := a.mirror(j.ID)
+	if mirror == nil {
+		return j, nil, nil
+	}
+	err = mirror.Checkpoint(ctx, j.Workspace())
+	if errors.Is(err, remote.ErrSuperseded) {
+		// Another machine made a job of the same id at the same moment.
+		j.Close()
+		os.RemoveAll(j.Dir)
+		mirror.Forget()
+		return nil, nil, usage.Errorf("job '%s' already exists in %s: continue it with 'creator resume --job %s', or give another --job", j.ID, a.Store.URL, j.ID)
+	}
+	if err != nil {
+		// The job is this machine's until its first checkpoint is sent:
+		// a resume here sends it.
+		j.Close()
+		return nil, nil, fmt.Errorf("job '%s' was made in %s but could not be sent to %s (a resume here sends it): %w", j.ID, a.Root, a.Store.URL, err)
+	}
+	return j, mirror, nil
+}
+
+// clearStale refuses an id the bucket has a job of, and drops a cached
+// folder of that id the bucket does not know and this machine never
+// made (left by a crash before the job's first checkpoint was recorded).
+func (a Jobs) clearStale(ctx context.Context, id string) error {
+	m := a.mirror(id)
+	if m == nil || id == "" {
+		return nil
+	}
+	if _, ok, err := a.Store.Newest(ctx, id); err != nil || ok {
+		if err == nil {
+			err = usage.Errorf("job '%s' already exists in %s: continue it with 'creator resume --job %s', or give another --job", id, a.Store.URL, id)
+		}
+		return err
+	}
+	if _, err := os.Stat(m.Dir); err != nil || busy(a.Root, id) {
+		return nil
+	}
+	if found, err := m.Pull(ctx); err != nil || found {
+		return err // this machine's job, not yet sent: Create says it exists
+	}
+	return os.RemoveAll(m.Dir)
 }
 
 // Resumed is a job opened to go on: locked, with what it recorded, the
-// settings it goes on with and its model.
+// settings it goes on with and its model; on a bucket, its mirror.
 type Resumed struct {
 	Job        *job.Job
 	Info       workspace.Info
 	Settings   settings.Settings
 	Model      Model
 	Transcript []transcript.Record
+	Mirror     *remote.Mirror
 }
 
 // Open opens the job id to resume it: its lock taken, its record read; a
-// completed job is opened too, for the caller to say so.
-func (a Jobs) Open(id string) (*job.Job, workspace.Info, error) {
-	j, err := a.OpenJob(id)
+// completed job is opened too, for the caller to say so. On a bucket the
+// cached copy is brought to the newest checkpoint first, and what this
+// machine did since its own last checkpoint is sent.
+func (a Jobs) Open(ctx context.Context, id string) (*job.Job, workspace.Info, *remote.Mirror, error) {
+	if err := CheckJobID(id); err != nil {
+		return nil, workspace.Info{}, nil, err
+	}
+	mirror, err := a.pull(ctx, id)
 	if err != nil {
-		return nil, workspace.Info{}, err
+		return nil, workspace.Info{}, nil, err
+	}
+	j, err := job.Open(a.Root, id)
+	if err != nil {
+		return nil, workspace.Info{}, nil, err
 	}
 	var info workspace.Info
 	err = j.Lock()
+	if err == nil && mirror != nil {
+		err = mirror.Checkpoint(ctx, j.Workspace())
+	}
 	if err == nil {
 		info, err = j.Info()
 	}
 	if err != nil {
 		j.Close()
-		return nil, workspace.Info{}, err
+		return nil, workspace.Info{}, nil, err
 	}
-	return j, info, nil
+	return j, info, mirror, nil
 }
 
 // Prepare takes the job's recorded settings for those not given, chooses
@@ -104,20 +167,65 @@ func (a Jobs) Prepare(j *job.Job, info workspace.Info) (Resumed, error) {
 	return r, nil
 }
 
-// Run runs the agent on a locked job under settings s with model m and
-// its own client (so its own gate of Parallel requests), reporting to
-// rep: the one path from settings to jobrun.Run. recs is the transcript
-// to resume from (nil starts the job); extracted are the documents
-// checked before the job was made (nil when resuming).
-func (a Jobs) Run(ctx context.Context, j *job.Job, s settings.Settings, m Model, recs []transcript.Record, extracted *document.Cache, rep jobrun.Reporter) (jobrun.Outcome, error) {
+// Run runs the agent on a job r holds locked, under its settings and
+// model, with its own client (so its own gate of Parallel requests),
+// reporting to rep: the one path from settings to jobrun.Run. extracted
+// are the documents checked before a new job was made (nil when
+// resuming). On a bucket the job is checkpointed beside the work and once
+// more when it ends; a job another process took over stops, with
+// remote.ErrSuperseded.
+func (a Jobs) Run(ctx context.Context, r Resumed, extracted *document.Cache, rep jobrun.Reporter) (jobrun.Outcome, error) {
 	password := a.Secrets.Password(a.Env.Getenv)
-	j.Redact(m.APIKey, password)
-	price, priced := m.Pricing(s)
-	return jobrun.Run(ctx, jobrun.Config{
-		Job: j, Model: m.Client(s, a.Env), ModelName: m.Name,
-		Price: price, Priced: priced, Settings: s.Record(m.BaseURL), Transcript: recs,
-		Embedder: m.Embedder(s), Extracted: extracted, PDFPassword: password, Reporter: rep, Now: a.Env.Now,
-	})
+	r.Job.Redact(r.Model.APIKey, password)
+	price, priced := r.Model.Pricing(r.Settings)
+	cfg := jobrun.Config{
+		Job: r.Job, Model: r.Model.Client(r.Settings, a.Env), ModelName: r.Model.Name,
+		Price: price, Priced: priced, Settings: r.Settings.Record(r.Model.BaseURL), Transcript: r.Transcript,
+		Embedder: r.Model.Embedder(r.Settings), Extracted: extracted, PDFPassword: password, Reporter: rep, Now: a.Env.Now,
+	}
+	if r.Mirror == nil {
+		return jobrun.Run(ctx, cfg)
+	}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	cp := r.Mirror.Start(r.Job.Workspace(), remote.CheckpointOptions{Every: a.Env.CheckpointEvery,
+		Superseded: func() { stop(remote.ErrSuperseded) }, Log: a.Env.Log})
+	cfg.Reporter = checkpointing{Reporter: reporterOr(rep), cp: cp}
+	out, err := jobrun.Run(ctx, cfg)
+	cpErr := cp.Stop(context.WithoutCancel(ctx))
+	switch {
+	case errors.Is(cpErr, remote.ErrSuperseded):
+		return out, fmt.Errorf("job '%s' was taken over by another process, which checkpointed it to %s since this one began: this run stopped, and its last steps are not kept (%w)", r.Job.ID, a.Store.URL, cpErr)
+	case err != nil:
+		return out, err
+	case cpErr != nil:
+		return out, fmt.Errorf("job '%s' %s here, but its last checkpoint could not be sent to %s; 'creator resume --job %s' on this machine sends it: %w", r.Job.ID, out.Status, a.Store.URL, r.Job.ID, cpErr)
+	}
+	return out, nil
+}
+
+// checkpointing asks for a checkpoint at the points a job is worth
+// keeping: a task changed, a chunk committed, a compaction.
+type checkpointing struct {
+	jobrun.Reporter
+	cp *remote.Checkpointer
+}
+
+func (c checkpointing) PlanChanged(e planner.Event) { c.Reporter.PlanChanged(e); c.cp.Nudge() }
+func (c checkpointing) Compacted(e compaction.Event) {
+	c.Reporter.Compacted(e)
+	c.cp.Nudge()
+}
+func (c checkpointing) ChunksChanged(p jobrun.ChunkProgress) {
+	c.Reporter.ChunksChanged(p)
+	c.cp.Nudge()
+}
+
+func reporterOr(rep jobrun.Reporter) jobrun.Reporter {
+	if rep == nil {
+		return jobrun.Silent{}
+	}
+	return rep
 }
 
 // Check reads a document as its job will: an error is a document refused
@@ -147,26 +255,27 @@ func (a Jobs) New(ctx context.Context, id string, documents []string) (Resumed, 
 		}
 		return Resumed{}, nil, fmt.Errorf("%v — no job was created", err)
 	}
-	j, err := a.Create(id, documents, m)
+	j, mirror, err := a.Create(ctx, id, documents, m)
 	if err != nil {
 		return Resumed{}, nil, err
 	}
-	return Resumed{Job: j, Settings: a.Settings, Model: m}, extracted, nil
+	return Resumed{Job: j, Settings: a.Settings, Model: m, Mirror: mirror}, extracted, nil
 }
 
 // Continue opens the job id to go on with it, locked: done reports a
 // completed job, left as it is. The caller closes r.Job.
-func (a Jobs) Continue(id string) (r Resumed, done bool, err error) {
-	j, info, err := a.Open(id)
+func (a Jobs) Continue(ctx context.Context, id string) (r Resumed, done bool, err error) {
+	j, info, mirror, err := a.Open(ctx, id)
 	if err != nil {
 		return r, false, err
 	}
 	if info.Status == workspace.StatusCompleted {
-		return Resumed{Job: j, Info: info}, true, nil
+		return Resumed{Job: j, Info: info, Mirror: mirror}, true, nil
 	}
 	if r, err = a.Prepare(j, info); err != nil {
 		j.Close()
 	}
+	r.Mirror = mirror
 	return r, false, err
 }
 
@@ -176,17 +285,17 @@ func (a Jobs) Start(ctx context.Context, id, path string, extracted *document.Ca
 	if err != nil {
 		return jobrun.Outcome{}, err
 	}
-	j, err := a.Create(id, []string{path}, m)
+	j, mirror, err := a.Create(ctx, id, []string{path}, m)
 	if err != nil {
 		return jobrun.Outcome{}, err
 	}
 	defer j.Close()
-	return a.Run(ctx, j, a.Settings, m, nil, extracted, rep)
+	return a.Run(ctx, Resumed{Job: j, Settings: a.Settings, Model: m, Mirror: mirror}, extracted, rep)
 }
 
 // Resume continues the job id; a completed one is left as it is.
 func (a Jobs) Resume(ctx context.Context, id string, rep jobrun.Reporter) (jobrun.Outcome, error) {
-	r, done, err := a.Continue(id)
+	r, done, err := a.Continue(ctx, id)
 	if err != nil {
 		return jobrun.Outcome{}, err
 	}
@@ -194,5 +303,5 @@ func (a Jobs) Resume(ctx context.Context, id string, rep jobrun.Reporter) (jobru
 	if done {
 		return jobrun.Outcome{Status: workspace.StatusCompleted}, nil
 	}
-	return a.Run(ctx, r.Job, r.Settings, r.Model, r.Transcript, nil, rep)
+	return a.Run(ctx, r, nil, rep)
 }

@@ -98,7 +98,7 @@ func TestContinue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := jobs.Run(context.Background(), r.Job, r.Settings, r.Model, nil, extracted, nil)
+	out, err := jobs.Run(context.Background(), r, extracted, nil)
 	r.Job.Close()
 	if err != nil || out.Status != workspace.StatusStopped {
 		t.Fatalf("run with 2 steps: %+v, %v", out.Status, err)
@@ -107,19 +107,19 @@ func TestContinue(t *testing.T) {
 	later.Settings = settings.Defaults(func(string) string { return "" })
 	later.Settings.KeepToolResults, later.Settings.MaxSteps = 4, 1000
 	later.Settings.Give(settings.SetKeepToolResults, settings.SetMaxSteps)
-	r, done, err := later.Continue("p")
+	r, done, err := later.Continue(context.Background(), "p")
 	if err != nil || done {
 		t.Fatalf("Continue: done %v, %v", done, err)
 	}
 	if got := r.Settings; got.KeepToolResults != 4 || got.Tokenizer != "cl100k_base" || got.MaxSteps != 1000 || r.Model.Name != "builtin" || len(r.Transcript) == 0 {
 		t.Errorf("resumed with %+v, model %s, %d records", got, r.Model.Name, len(r.Transcript))
 	}
-	out, err = later.Run(context.Background(), r.Job, r.Settings, r.Model, r.Transcript, nil, nil)
+	out, err = later.Run(context.Background(), r, nil, nil)
 	r.Job.Close()
 	if err != nil || out.Status != workspace.StatusCompleted {
 		t.Fatalf("resume: %+v, %v", out.Status, err)
 	}
-	r, done, err = later.Continue("p")
+	r, done, err = later.Continue(context.Background(), "p")
 	if err != nil || !done {
 		t.Fatalf("Continue of a completed job: done %v, %v", done, err)
 	}

@@ -27,6 +27,12 @@ type Env struct {
 	RetryBaseDelay time.Duration
 	RetrySleep     func(ctx context.Context, d time.Duration) error
 	Version        string
+	// CheckpointEvery is the longest time between two checkpoints of a
+	// job on a bucket while it runs (0: 30 s).
+	CheckpointEvery time.Duration
+	// Log gets a line for each thing worth saying beside a use case's
+	// result (a checkpoint that failed and is tried again); nil drops them.
+	Log func(format string, args ...any)
 }
 
 // Secrets are what a job needs and never records: the API key and the

@@ -134,7 +134,7 @@ func (a Jobs) Work(ctx context.Context, o WorkOptions) error {
 	defer pool.Close()
 	return queue.Work(ctx, queue.WorkerConfig{
 		Pool: pool, Root: a.Root, Concurrency: o.Concurrency, Slice: o.Slice, Backoff: o.Backoff,
-		Runner: a.Queued, Logger: o.Logger, Log: o.Log, Now: a.Env.Now,
+		Runner: a.Queued, Logger: o.Logger, Log: o.Log, Now: a.Env.Now, Save: a.saveFunc(),
 	})
 }
 
@@ -147,4 +147,13 @@ func (a Jobs) Queued(s settings.Settings) (batch.Runner, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// saveFunc is the worker's Save: a bucket's checkpoint; nil on a local
+// workspace, whose folder is where the jobs are kept.
+func (a Jobs) saveFunc() func(ctx context.Context, id string) error {
+	if a.Store == nil {
+		return nil
+	}
+	return a.Save
 }

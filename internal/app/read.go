@@ -21,7 +21,6 @@ import (
 	"creator/internal/reqdiff"
 	"creator/internal/requirement"
 	"creator/internal/usage"
-	"creator/workspace"
 )
 
 // Status is a job's view, after the publishes a killed publish left
@@ -38,13 +37,24 @@ type Status struct {
 // publishes that were written to it.
 func (w Workspace) Status(ctx context.Context, id, databaseURL string) (Status, error) {
 	var st Status
-	j, err := w.OpenJob(id)
+	if err := CheckJobID(id); err != nil {
+		return st, err
+	}
+	if _, err := w.pull(ctx, id); err != nil {
+		return st, err
+	}
+	j, err := job.Open(w.Root, id)
 	if err != nil {
 		return st, err
 	}
 	st.Unsettled, st.SettleErr = publish.Settle(ctx, j, databaseURL)
+	if w.Store != nil && st.SettleErr == nil && j.Lock() == nil {
+		// What settling recorded goes to the bucket, unless the job
+		// runs here (its own checkpoints send it).
+		st.SettleErr = w.save(ctx, j)
+	}
 	j.Close()
-	v, err := w.OpenView(id)
+	v, err := job.OpenView(w.Root, id)
 	if err != nil {
 		return st, err
 	}
@@ -53,16 +63,16 @@ func (w Workspace) Status(ctx context.Context, id, databaseURL string) (Status, 
 	return st, nil
 }
 
-// List reads every job under the root; one that cannot be read is listed
-// as broken, with the reason.
-func (w Workspace) List() ([]jobview.View, error) {
-	ids, err := workspace.List(w.Root)
+// List reads every job of the workspace; one that cannot be read is
+// listed as broken, with the reason.
+func (w Workspace) List(ctx context.Context) ([]jobview.View, error) {
+	ids, err := w.IDs(ctx)
 	if err != nil {
 		return nil, err
 	}
 	views := make([]jobview.View, 0, len(ids))
 	for _, id := range ids {
-		j, err := job.OpenView(w.Root, id)
+		j, err := w.OpenView(ctx, id)
 		if err != nil {
 			views = append(views, jobview.View{ID: id, State: "broken", Error: err.Error(), Inputs: []jobview.Input{}})
 			continue
@@ -119,12 +129,12 @@ func (o ExportOptions) ExportFormat() (string, error) {
 
 // Export renders the job's requirements, or its review log (the audit
 // formats).
-func (w Workspace) Export(o ExportOptions) (Exported, error) {
+func (w Workspace) Export(ctx context.Context, o ExportOptions) (Exported, error) {
 	format, err := o.ExportFormat()
 	if err != nil {
 		return Exported{}, err
 	}
-	j, err := w.OpenView(o.Job)
+	j, err := w.OpenView(ctx, o.Job)
 	if err != nil {
 		return Exported{}, err
 	}
@@ -150,11 +160,11 @@ func (w Workspace) Export(o ExportOptions) (Exported, error) {
 
 // Eval compares the job's requirements with the gold list in the file
 // gold.
-func (w Workspace) Eval(id, gold string, o evaluate.Options) (evaluate.Result, error) {
+func (w Workspace) Eval(ctx context.Context, id, gold string, o evaluate.Options) (evaluate.Result, error) {
 	if gold == "" {
 		return evaluate.Result{}, usage.Errorf("--gold is required")
 	}
-	j, err := w.OpenView(id)
+	j, err := w.OpenView(ctx, id)
 	if err != nil {
 		return evaluate.Result{}, err
 	}
@@ -182,9 +192,9 @@ func (w Workspace) Eval(id, gold string, o evaluate.Options) (evaluate.Result, e
 }
 
 // Diff compares the requirements of two jobs.
-func (w Workspace) Diff(oldID, newID string) (reqdiff.Result, error) {
-	old, err := w.source(oldID)
-	new, err2 := w.source(newID)
+func (w Workspace) Diff(ctx context.Context, oldID, newID string) (reqdiff.Result, error) {
+	old, err := w.source(ctx, oldID)
+	new, err2 := w.source(ctx, newID)
 	if err = errors.Join(err, err2); err != nil {
 		return reqdiff.Result{}, err
 	}
@@ -193,8 +203,8 @@ func (w Workspace) Diff(oldID, newID string) (reqdiff.Result, error) {
 
 // source reads a job's validated requirements and the sections they
 // stand in.
-func (w Workspace) source(id string) (export.Source, error) {
-	j, err := w.OpenView(id)
+func (w Workspace) source(ctx context.Context, id string) (export.Source, error) {
+	j, err := w.OpenView(ctx, id)
 	if err != nil {
 		return export.Source{}, err
 	}
@@ -207,11 +217,19 @@ func (w Workspace) Publish(ctx context.Context, id string, o publish.JobOptions)
 	if o.URL == "" {
 		return publish.Result{}, usage.Errorf("give the database with --database URL or $CREATOR_DATABASE_URL")
 	}
-	j, err := w.OpenJob(id)
+	j, err := w.OpenJob(ctx, id)
 	if err != nil {
 		return publish.Result{}, err
 	}
 	defer j.Close()
 	o.Now = w.Env.Now()
-	return publish.Job(ctx, j, o)
+	r, err := publish.Job(ctx, j, o)
+	if err == nil && w.Store != nil && j.Lock() == nil {
+		// The publication's record goes to the bucket, unless the job
+		// runs here (its own checkpoints send it).
+		if err := w.save(ctx, j); err != nil {
+			return r, fmt.Errorf("published, but the record of the publication could not be sent to %s: %w", w.Store.URL, err)
+		}
+	}
+	return r, err
 }

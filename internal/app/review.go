@@ -12,10 +12,16 @@ import (
 	"strings"
 	"time"
 
+	"creator/internal/job"
 	"creator/internal/markdown"
+	"creator/internal/remote"
 	"creator/internal/review"
 	"creator/internal/usage"
 )
+
+// reviewCheckpoints is how often a review on a bucket sends its
+// decisions.
+const reviewCheckpoints = 5 * time.Second
 
 // ReviewOptions say which job to review and where to serve its page.
 type ReviewOptions struct {
@@ -62,13 +68,30 @@ func (w Workspace) Review(ctx context.Context, o ReviewOptions) (*review.Progres
 	if !loopback && !o.AllowRemote {
 		return nil, usage.Errorf("--addr %s is reachable from other machines, and without --allow-remote the review page has no authentication; use a loopback address such as 127.0.0.1:8080, or add --allow-remote (every reviewer then gets a token)", o.Addr)
 	}
-	j, err := w.OpenJob(o.Job)
+	if err := CheckJobID(o.Job); err != nil {
+		return nil, err
+	}
+	mirror, err := w.pull(ctx, o.Job)
+	if err != nil {
+		return nil, err
+	}
+	j, err := job.Open(w.Root, o.Job)
 	if err != nil {
 		return nil, err
 	}
 	defer j.Close()
 	if err := j.Lock(); err != nil {
 		return nil, err
+	}
+	if mirror != nil {
+		// The decisions go to the bucket as they are taken (every few
+		// seconds) and when the review stops.
+		cp := mirror.Start(j.Workspace(), remote.CheckpointOptions{Every: reviewCheckpoints, Log: w.Env.Log})
+		defer func() {
+			if err := cp.Stop(context.WithoutCancel(ctx)); err != nil && w.Env.Log != nil {
+				w.Env.Log("the review's last decisions could not be sent to %s (a resume or review here sends them): %v", w.Store.URL, err)
+			}
+		}()
 	}
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {

@@ -24,7 +24,7 @@ func completedJob(t *testing.T, id string) Workspace {
 		t.Fatal(err)
 	}
 	defer r.Job.Close()
-	if out, err := jobs.Run(context.Background(), r.Job, r.Settings, r.Model, nil, extracted, nil); err != nil || out.Status != "completed" {
+	if out, err := jobs.Run(context.Background(), r, extracted, nil); err != nil || out.Status != "completed" {
 		t.Fatalf("run: %v, %v", out.Status, err)
 	}
 	return jobs.Workspace
@@ -50,7 +50,7 @@ func TestNewBatch(t *testing.T) {
 		{jobs, BatchOptions{Paths: []string{docs}, Jobs: 1, Include: []string{"["}}, "bad glob"},
 		{unpriced, BatchOptions{Paths: []string{docs}, Jobs: 1, MaxCost: 1}, "needs the price"},
 	} {
-		_, err := c.jobs.NewBatch(c.o)
+		_, err := c.jobs.NewBatch(context.Background(), c.o)
 		var ue *usage.Error
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v; want a usage error with %q", c.o, err, c.want)
@@ -59,7 +59,7 @@ func TestNewBatch(t *testing.T) {
 	if _, err := os.Stat(jobs.Root); err == nil {
 		t.Error("a refused batch made the workspace")
 	}
-	b, err := jobs.NewBatch(BatchOptions{Paths: []string{docs}, Include: []string{"*.md"}, Jobs: 2})
+	b, err := jobs.NewBatch(context.Background(), BatchOptions{Paths: []string{docs}, Include: []string{"*.md"}, Jobs: 2})
 	if err != nil || b.Batch == nil || !b.Model.Auto || !b.Priced {
 		t.Fatalf("NewBatch: %+v, %v", b, err)
 	}

@@ -57,6 +57,10 @@ type WorkerConfig struct {
 	// resume's path. An error is a permanent failure of the job
 	// (settings this creator cannot run).
 	Runner func(s settings.Settings) (batch.Runner, error)
+	// Save, when set, sends a job's folder to where the workspace keeps
+	// it after the worker changed it outside a run (the record of its
+	// publication): a bucket.
+	Save func(ctx context.Context, id string) error
 	// Logger gets River's own messages; nil discards them.
 	Logger *slog.Logger
 	// Log gets one line per job event.
@@ -198,16 +202,13 @@ func (w *worker) snooze(ctx context.Context, a Args, sliceEnded bool) error {
 	return river.JobSnooze(0)
 }
 
-// run creates the job from the stored document, or resumes it.
+// run resumes the job, or creates it from the stored document when
+// there is none: on a bucket workspace the runner knows, where this
+// machine's folder does not.
 func (w *worker) run(ctx context.Context, runner batch.Runner, a Args) (jobrun.Outcome, error) {
-	v, err := job.OpenView(w.c.Root, a.Job)
-	if err == nil {
-		v.Close()
-		w.c.Log("job %s: resuming", a.Job)
-		return runner.Resume(ctx, a.Job, jobrun.Silent{})
-	}
+	out, err := runner.Resume(ctx, a.Job, jobrun.Silent{})
 	if !errors.Is(err, workspace.ErrNoJob) {
-		return jobrun.Outcome{}, err
+		return out, err
 	}
 	dir, err := os.MkdirTemp("", "creator-document-")
 	if err != nil {
@@ -261,6 +262,12 @@ func (w *worker) complete(ctx context.Context, rj *river.Job[Args]) error {
 	}
 	if err := p.Record(); err != nil {
 		w.c.Log("job %s: %v", a.Job, err)
+	}
+	if w.c.Save != nil {
+		j.Close()
+		if err := w.c.Save(ctx, a.Job); err != nil {
+			w.c.Log("job %s: the record of its publication was not sent to the workspace: %v", a.Job, err)
+		}
 	}
 	w.c.Log("job %s: completed and published: %d new, %d changed, %d unchanged, %d removed",
 		a.Job, p.Inserted, p.Updated, p.Unchanged, p.Removed)
