@@ -371,3 +371,41 @@ func TestRacingCheckpoints(t *testing.T) {
 		}
 	}
 }
+
+// A folder through file:// holds checkpoints as a bucket does, under the
+// URL's path, and refuses a superseded one.
+func TestFileBucket(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bucketDir := t.TempDir()
+	s, err := Open(ctx, "file://"+bucketDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, dir := jobFolder(t)
+	m := s.MirrorOf("j", dir, nil)
+	if err := m.Checkpoint(ctx, still{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(bucketDir, "jobs", "j", "manifests")); err != nil {
+		t.Fatalf("no manifests in the folder: %v", err)
+	}
+	other := filepath.Join(t.TempDir(), "job_j")
+	mo := s.MirrorOf("j", other, nil)
+	if _, err := mo.Pull(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, dir, other)
+	write(t, other, "notes/o.md", "o", 0o644)
+	if err := mo.Checkpoint(ctx, still{}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "notes/late.md", "late", 0o644)
+	if err := m.Checkpoint(ctx, still{}); !errors.Is(err, ErrSuperseded) {
+		t.Errorf("a superseded checkpoint on file://: %v", err)
+	}
+	if _, err := Open(ctx, "ftp://host/x"); err == nil {
+		t.Error("an ftp:// workspace was taken")
+	}
+}
