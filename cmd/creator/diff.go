@@ -18,7 +18,7 @@ type diffOptions struct {
 func newDiffCmd(g *globalOptions, runF func(context.Context, *diffOptions) error) *cobra.Command {
 	o := &diffOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:     "diff OLD_JOB NEW_JOB [--json] [--format md|json]",
+		Use:     "diff OLD_JOB|CATALOG NEW_JOB|CATALOG [--json] [--format md|json]",
 		Short:   "Compare the requirements of two jobs (two versions of a document)",
 		PreRunE: g.resolve,
 		Args:    args(cobra.ExactArgs(2)),

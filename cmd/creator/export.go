@@ -22,8 +22,8 @@ type exportOptions struct {
 func newExportCmd(g *globalOptions, runF func(context.Context, *exportOptions) error) *cobra.Command {
 	o := &exportOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:     "export --job ID [--format json|csv|xlsx|md|reqif|cypher|audit-json|audit-csv] [-o FILE]",
-		Short:   "Write a job's requirements as JSON, CSV, XLSX, Markdown, ReqIF or Cypher",
+		Use:     "export --job ID [--format json|csv|xlsx|md|reqif|cypher|oscal|audit-json|audit-csv] [-o FILE]",
+		Short:   "Write a job's requirements as JSON, CSV, XLSX, Markdown, ReqIF, Cypher or an OSCAL catalog",
 		PreRunE: g.resolve,
 		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -32,7 +32,7 @@ func newExportCmd(g *globalOptions, runF func(context.Context, *exportOptions) e
 		},
 	}
 	jobFlag(cmd, g, &o.jobID, "id of the job")
-	cmd.Flags().StringVar(&o.format, "format", "json", "json, csv, xlsx, md, reqif, cypher; audit-json or audit-csv for the review log")
+	cmd.Flags().StringVar(&o.format, "format", "json", "json, csv, xlsx, md, reqif, cypher, oscal; audit-json or audit-csv for the review log")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
 	cmd.Flags().BoolVar(&o.reviewedOnly, "reviewed-only", false, "export only the requirements a reviewer accepted (with or without edits)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(export.AllFormats, cobra.ShellCompDirectiveNoFileComp))

@@ -114,7 +114,7 @@ func (o ExportOptions) ExportFormat() (string, error) {
 	case !o.FormatGiven && known:
 		format = byName
 	case !o.FormatGiven && ext != "" && o.Output != "-":
-		return "", usage.Errorf("-o %s: no format is written as %s; use one of the extensions .json, .csv, .xlsx, .md, .reqif, .cypher, or give --format", o.Output, ext)
+		return "", usage.Errorf("-o %s: no format is written as %s; use one of the extensions .json, .csv, .xlsx, .md, .reqif, .cypher, .oscal.json, or give --format", o.Output, ext)
 	case o.FormatGiven && known && byName != strings.TrimPrefix(format, "audit-"):
 		return "", usage.Errorf("-o %s is named as %s, not %s: name the file for its format, or drop --format", o.Output, byName, format)
 	}
@@ -191,7 +191,8 @@ func (w Workspace) Eval(ctx context.Context, id, gold string, o evaluate.Options
 	return evaluate.EvaluateWith(reqs, items, o), nil
 }
 
-// Diff compares the requirements of two jobs.
+// Diff compares the requirements of two jobs; either may be a file, an
+// OSCAL catalog (export.ReadOSCAL).
 func (w Workspace) Diff(ctx context.Context, oldID, newID string) (reqdiff.Result, error) {
 	old, err := w.source(ctx, oldID)
 	new, err2 := w.source(ctx, newID)
@@ -204,6 +205,18 @@ func (w Workspace) Diff(ctx context.Context, oldID, newID string) (reqdiff.Resul
 // source reads a job's validated requirements and the sections they
 // stand in.
 func (w Workspace) source(ctx context.Context, id string) (export.Source, error) {
+	if fi, err := os.Stat(id); err == nil && fi.Mode().IsRegular() {
+		// An OSCAL catalog, as creator exported it or a tool edited it.
+		data, err := os.ReadFile(id)
+		if err != nil {
+			return export.Source{}, err
+		}
+		src, err := export.ReadOSCAL(data)
+		if err != nil {
+			return src, fmt.Errorf("%s: %w", id, err)
+		}
+		return src, nil
+	}
 	j, err := w.OpenView(ctx, id)
 	if err != nil {
 		return export.Source{}, err

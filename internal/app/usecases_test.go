@@ -76,6 +76,8 @@ func TestExportFormat(t *testing.T) {
 		{ExportOptions{Format: "json"}, "json"},
 		{ExportOptions{Format: "json", Output: "x.csv"}, "csv"},
 		{ExportOptions{Format: "json", Output: "x.cql"}, "cypher"},
+		{ExportOptions{Format: "json", Output: "nist.OSCAL.json"}, "oscal"},
+		{ExportOptions{Format: "json", FormatGiven: true, Output: "x.oscal.json"}, "error: is named as oscal, not json"},
 		{ExportOptions{Format: "md", FormatGiven: true, Output: "-"}, "md"},
 		{ExportOptions{Format: "audit-csv", FormatGiven: true, Output: "log.csv"}, "audit-csv"},
 		{ExportOptions{Format: "json", Output: "x.docx"}, "error: no format is written as .docx"},
@@ -154,5 +156,32 @@ func TestReviewTokens(t *testing.T) {
 	}
 	if status, _ := send("POST", "api/requirements/REQ-001/review", `{"decision": "accepted"}`, alice); status != 200 {
 		t.Errorf("alice: %d", status)
+	}
+}
+
+// A catalog exported from a job, then edited elsewhere, compares with
+// the job: the edited control is changed, the rest unchanged.
+func TestDiffWithACatalog(t *testing.T) {
+	t.Parallel()
+	w := completedJob(t, "p")
+	ctx := context.Background()
+	exp, err := w.Export(ctx, ExportOptions{Job: "p", Format: "oscal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(exp.Data), "ten years", "twelve years", 1)
+	file := filepath.Join(t.TempDir(), "edited.oscal.json")
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.Diff(ctx, "p", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Changed) != 1 || len(res.Added)+len(res.Removed) != 0 || res.Unchanged == 0 {
+		t.Errorf("diff with the edited catalog: %d changed, %d added, %d removed, %d unchanged", len(res.Changed), len(res.Added), len(res.Removed), res.Unchanged)
+	}
+	if _, err := w.Diff(ctx, "p", filepath.Join(filepath.Dir(file), "missing.json")); err == nil {
+		t.Error("a missing file was taken")
 	}
 }

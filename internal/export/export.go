@@ -17,10 +17,11 @@ import (
 	"creator/internal/markdown"
 	"creator/internal/output"
 	"creator/internal/requirement"
+	"creator/workspace"
 )
 
 // Formats are the names --format accepts.
-var Formats = []string{"json", "csv", "xlsx", "md", "reqif", "cypher"}
+var Formats = []string{"json", "csv", "xlsx", "md", "reqif", "cypher", "oscal"}
 
 // Source is what an export is made of: the job's records in output order,
 // and the chunk manifest that places them in the document's sections.
@@ -34,6 +35,10 @@ type Source struct {
 	Chunks  map[string]string
 	Time    time.Time // of the export, for the ReqIF header and LAST-CHANGE
 	Version string    // of creator
+	// Inputs are the job's source documents as it recorded them (name,
+	// size, SHA-256); Modified is when the job last changed.
+	Inputs   []workspace.Input
+	Modified time.Time
 }
 
 // SectionsOf returns the heading path of the place a record's first
@@ -82,6 +87,8 @@ func Render(format string, src Source) ([]byte, error) {
 		return ReqIFBytes(src)
 	case "cypher":
 		return Cypher(src), nil
+	case "oscal":
+		return OSCAL(src)
 	}
 	return nil, fmt.Errorf("unknown format %q: use %s", format, strings.Join(Formats, ", "))
 }
@@ -100,13 +107,16 @@ func Approved(recs []requirement.Record) (kept []requirement.Record, left requir
 	return kept, requirement.TallyOf(out)
 }
 
-// FormatOf guesses a format from a file name's extension.
+// FormatOf guesses a format from a file name's extension, the longest
+// that names one first (x.oscal.json is an OSCAL catalog).
 func FormatOf(name string) (string, bool) {
 	lower := strings.ToLower(name)
-	for ext, f := range map[string]string{".json": "json", ".csv": "csv", ".xlsx": "xlsx", ".md": "md", ".markdown": "md", ".reqif": "reqif", ".xml": "reqif",
-		".cypher": "cypher", ".cql": "cypher"} {
-		if strings.HasSuffix(lower, ext) {
-			return f, true
+	for _, e := range []struct{ ext, format string }{
+		{".oscal.json", "oscal"}, {".json", "json"}, {".csv", "csv"}, {".xlsx", "xlsx"}, {".md", "md"}, {".markdown", "md"},
+		{".reqif", "reqif"}, {".xml", "reqif"}, {".cypher", "cypher"}, {".cql", "cypher"},
+	} {
+		if strings.HasSuffix(lower, e.ext) {
+			return e.format, true
 		}
 	}
 	return "", false

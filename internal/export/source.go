@@ -29,8 +29,11 @@ func ForJob(j *job.View, at time.Time, version string) (Source, error) {
 		return src, err
 	}
 	src.Time, src.Version = at, version
-	if info, err := j.Info(); err == nil && len(src.Documents) == 0 {
-		src.Documents = info.InputNames()
+	if info, err := j.Info(); err == nil {
+		if len(src.Documents) == 0 {
+			src.Documents = info.InputNames()
+		}
+		src.Inputs, src.Modified = info.Inputs, info.UpdatedAt
 	}
 	return src, nil
 }
