@@ -287,20 +287,26 @@ func (b *Batch) runOne(ctx, runCtx context.Context, i int) {
 		return
 	}
 	var e Entry
-	b.update(i, func(x *Entry) { x.State, x.began = Running, b.o.Now(); e = *x })
+	b.update(i, func(x *Entry) { x.began = b.o.Now(); e = *x })
+	// A new document is read before its job is said to run: one that
+	// cannot be used is refused, never shown running.
+	var extracted *document.Cache
+	if !e.resume {
+		var cerr error
+		if extracted, cerr = b.o.Runner.Check(e.Path); cerr != nil {
+			b.update(i, func(e *Entry) {
+				e.State, e.Error, e.Elapsed = Refused, cerr.Error(), b.o.Now().Sub(e.began)
+			})
+			return
+		}
+	}
+	b.update(i, func(x *Entry) { x.State = Running })
 	rep := &reporter{b: b, i: i}
 	var out jobrun.Outcome
 	var err error
 	if e.resume {
 		out, err = b.o.Runner.Resume(runCtx, e.Job, rep)
 	} else {
-		extracted, cerr := b.o.Runner.Check(e.Path)
-		if cerr != nil {
-			b.update(i, func(e *Entry) {
-				e.State, e.Error, e.Elapsed = Refused, cerr.Error(), b.o.Now().Sub(e.began)
-			})
-			return
-		}
 		out, err = b.o.Runner.Start(runCtx, e.Job, e.Path, extracted, rep)
 	}
 	b.finish(ctx, runCtx, i, out, err)

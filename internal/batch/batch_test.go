@@ -199,3 +199,27 @@ func TestTableFitsTheWidth(t *testing.T) {
 		}
 	}
 }
+
+// A document that cannot be used is refused without ever being shown
+// running: its states are pending, then refused.
+func TestRefusedIsNeverRunning(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	states := map[string][]State{}
+	b, err := New(Options{Root: t.TempDir(), Runner: &fakeRunner{}, Documents: docs(t, "a.txt", "bad.pdf"),
+		Changed: func(_ int, e Entry) {
+			mu.Lock()
+			states[filepath.Base(e.Path)] = append(states[filepath.Base(e.Path)], e.State)
+			mu.Unlock()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Run(context.Background())
+	if got := states["bad.pdf"]; !slices.Equal(got, []State{Refused}) {
+		t.Errorf("bad.pdf went through %v, want only refused", got)
+	}
+	if got := states["a.txt"]; len(got) == 0 || got[0] != Running {
+		t.Errorf("a.txt went through %v", got)
+	}
+}
