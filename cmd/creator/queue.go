@@ -78,10 +78,10 @@ func newEnqueueCmd(g *globalOptions, runF func(context.Context, *enqueueOptions)
 
 func runEnqueue(ctx context.Context, o *enqueueOptions) error {
 	jobs := o.jobs()
-	done, where, err := jobs.Enqueue(ctx, app.EnqueueOptions{Database: app.DatabaseOf(o.database, o.getenv),
+	res, err := jobs.Enqueue(ctx, app.EnqueueOptions{Database: app.DatabaseOf(o.database, o.getenv),
 		Paths: o.documents, Include: o.include, Exclude: o.exclude})
 	added := 0
-	for _, e := range done {
+	for _, e := range res.Queued {
 		state := "queued"
 		if e.Duplicate {
 			state = "already queued"
@@ -90,11 +90,18 @@ func runEnqueue(ctx context.Context, o *enqueueOptions) error {
 		}
 		fmt.Fprintf(o.streams.Out, "%s\t%s\t%s\n", e.Job, state, e.Path)
 	}
+	for _, r := range res.Refused {
+		fmt.Fprintf(o.streams.Out, "-\trefused\t%s\n", r.Path)
+		fmt.Fprintf(o.streams.ErrOut, "creator: %s: refused, not queued: %s\n", r.Path, r.Reason)
+	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(o.streams.ErrOut, "creator: %s queued in %s, %d already there; run 'creator worker' to work them, 'creator queue' to follow them\n",
-		humanize.Plural(added, "document"), where, len(done)-added)
+		humanize.Plural(added, "document"), res.Where, len(res.Queued)-added)
+	if n := len(res.Refused); n > 0 {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s of %d refused (see above)", humanize.Plural(n, "document"), n+len(res.Queued))}
+	}
 	return nil
 }
 

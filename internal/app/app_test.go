@@ -211,3 +211,36 @@ func completed(t *testing.T, db Database) bool {
 	}
 	return len(entries) > 0
 }
+
+// A document that cannot be used is refused at enqueue, with the reason,
+// and never queued; one that needs a password is queued for the workers
+// that hold it.
+func TestEnqueueRefusesUnusable(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	srv := pgtest.Start(t)
+	db := Database{URL: srv.URL(srv.Password)}
+	ctx := context.Background()
+	if _, _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	jobs := Jobs{Workspace: Workspace{Root: t.TempDir(), Env: testEnv(nil)}, Settings: settings.Defaults(func(string) string { return "" })}
+	res, err := jobs.Enqueue(ctx, EnqueueOptions{Database: db, Paths: []string{sampleMarkdown, "../../testdata/bad/random-bytes.pdf", "../../testdata/bad/encrypted.pdf"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Queued) != 2 || len(res.Refused) != 1 || !strings.Contains(res.Refused[0].Reason, "not a PDF") {
+		t.Fatalf("queued %+v, refused %+v", res.Queued, res.Refused)
+	}
+	entries, err := db.Queue(ctx)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("the queue holds %d jobs, %v", len(entries), err)
+	}
+	for _, e := range entries {
+		if strings.Contains(e.Document, "random-bytes") {
+			t.Errorf("the unusable document was queued: %+v", e)
+		}
+	}
+}

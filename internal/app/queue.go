@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"creator/internal/batch"
+	"creator/internal/document"
 	"creator/internal/queue"
 	"creator/internal/settings"
 	"creator/internal/usage"
@@ -78,13 +80,32 @@ type EnqueueOptions struct {
 	Paths, Include, Exclude []string
 }
 
-// Enqueue queues one job per document, each carrying the settings given
-// (settings.Queued) with the model and its server as they are resolved
-// here, wherever they came from (settings or the environment).
-func (a Jobs) Enqueue(ctx context.Context, o EnqueueOptions) (done []queue.Enqueued, where string, err error) {
+// Enqueued is what an enqueue did: the documents queued (or queued
+// before), and those refused, which are not.
+type Enqueued struct {
+	Queued  []queue.Enqueued
+	Refused []Refusal
+	// Where names the database, without its password.
+	Where string
+}
+
+// Refusal is a document that cannot be used, and why.
+type Refusal struct {
+	Path, Reason string
+}
+
+// Enqueue queues one job per document that can be used, each carrying
+// the settings given (settings.Queued) with the model and its server as
+// they are resolved here, wherever they came from (settings or the
+// environment). A document is read first, as its job will read it: one
+// that cannot be used (damaged, scanned, empty, too large) is refused
+// here, not cancelled by a worker later; one that needs a password is
+// queued, the workers holding it (CREATOR_PDF_PASSWORD).
+func (a Jobs) Enqueue(ctx context.Context, o EnqueueOptions) (Enqueued, error) {
+	var out Enqueued
 	m, err := a.Model()
 	if err != nil {
-		return nil, "", err
+		return out, err
 	}
 	s := a.Settings
 	s.Model = m.Name
@@ -95,15 +116,27 @@ func (a Jobs) Enqueue(ctx context.Context, o EnqueueOptions) (done []queue.Enque
 	}
 	docs, err := Discover(o.Paths, o.Include, o.Exclude)
 	if err != nil {
-		return nil, "", err
+		return out, err
+	}
+	var usable []string
+	for _, d := range docs {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		if _, err := a.Check(d); err != nil && !errors.Is(err, document.ErrPasswordNeeded) {
+			out.Refused = append(out.Refused, Refusal{Path: d, Reason: err.Error()})
+			continue
+		}
+		usable = append(usable, d)
 	}
 	pool, where, err := o.Database.open(ctx, true)
+	out.Where = where
 	if err != nil {
-		return nil, where, err
+		return out, err
 	}
 	defer pool.Close()
-	done, err = queue.Enqueue(ctx, pool, docs, s.Queued())
-	return done, where, err
+	out.Queued, err = queue.Enqueue(ctx, pool, usable, s.Queued())
+	return out, err
 }
 
 // WorkOptions configure a worker.
