@@ -117,6 +117,38 @@ func TestVersionsRefuseOverwrites(t *testing.T) {
 	}
 }
 
+// A change on a version the requirement never had (newer than its own)
+// says so, rather than that the requirement changed since.
+func TestVersionNeverGiven(t *testing.T) {
+	t.Parallel()
+	job, srv := server(t)
+	if status, _, v := call(t, srv, "POST", "/api/requirements/REQ-001/review", `{"decision": "accepted"}`); status != 200 {
+		t.Fatalf("first: %d %v", status, v)
+	}
+	before := folderHash(t, job.Dir)
+	const want = "REQ-001 is at version 1 (accepted); version 5 was never given: reload it and decide again"
+	for _, c := range []struct{ body, ifMatch string }{
+		{`{"decision": "rejected", "note": "no", "version": 5}`, ""},
+		{`{"decision": "rejected", "note": "no"}`, `"5"`},
+	} {
+		status, h, v := call(t, srv, "POST", "/api/requirements/REQ-001/review", c.body, "If-Match", c.ifMatch)
+		if status != 409 || obj(v)["error"] != want || obj(obj(v)["requirement"])["version"] != 1.0 || h.Get("ETag") != `"1"` {
+			t.Errorf("%s If-Match %s: %d %v; want 409 %q", c.body, c.ifMatch, status, v, want)
+		}
+	}
+	status, _, v := call(t, srv, "POST", "/api/requirements/REQ-001/undo", `{"version": 5}`)
+	if status != 409 || obj(v)["error"] != want {
+		t.Errorf("undo on version 5: %d %v", status, v)
+	}
+	_, _, v = call(t, srv, "POST", "/api/review/bulk", `{"ids": ["REQ-001"], "decision": "accepted", "versions": {"REQ-001": 5}}`)
+	if results, _ := obj(v)["results"].([]any); len(results) != 1 || obj(results[0])["error"] != want {
+		t.Errorf("bulk on version 5: %v", v)
+	}
+	if folderHash(t, job.Dir) != before {
+		t.Error("a refused change changed the job folder")
+	}
+}
+
 // Every change is a line of the log; undo takes changes back one by one,
 // to the extracted requirement, and is logged itself.
 func TestHistoryAndUndo(t *testing.T) {

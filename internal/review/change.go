@@ -290,6 +290,12 @@ func (s *Service) checkVersion(id string, version *int) error {
 		return err
 	}
 	item := s.itemOf(rec)
+	if *version > item.Version {
+		// Versions only grow, so this one was never given: not a change
+		// someone made meanwhile, but a version the client made up.
+		return &ConflictError{fmt.Sprintf("%s is at version %d (%s); version %d was never given: reload it and decide again",
+			id, item.Version, item.ReviewStatus, *version), item}
+	}
 	return &ConflictError{fmt.Sprintf("%s changed since version %d: it is at version %d now (%s); reload it and decide again",
 		id, *version, item.Version, item.ReviewStatus), item}
 }
