@@ -38,12 +38,12 @@ func runMigrate(ctx context.Context, o *migrateOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(m.River)+len(m.Creator) == 0 {
+	if len(m.River)+len(m.Creator)+len(m.Cache) == 0 {
 		fmt.Fprintf(o.streams.ErrOut, "creator: %s is up to date\n", where)
 		return nil
 	}
-	fmt.Fprintf(o.streams.ErrOut, "creator: migrated %s: %s of River's, %s of creator's queue\n",
-		where, humanize.Plural(len(m.River), "migration"), humanize.Plural(len(m.Creator), "migration"))
+	fmt.Fprintf(o.streams.ErrOut, "creator: migrated %s: %s of River's, %s of creator's queue, %s of requirement_cache\n",
+		where, humanize.Plural(len(m.River), "migration"), humanize.Plural(len(m.Creator), "migration"), humanize.Plural(len(m.Cache), "migration"))
 	return nil
 }
 

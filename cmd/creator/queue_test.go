@@ -249,7 +249,7 @@ func TestQueueOneWorker(t *testing.T) {
 	if code != exitFailure || !strings.Contains(stderr, "not migrated") || !strings.Contains(stderr, "creator migrate") {
 		t.Fatalf("enqueue before migrate: exit %d\n%s", code, stderr)
 	}
-	if code, _, stderr := cli(t, "migrate", "--database", db); code != exitOK || !strings.Contains(stderr, "migrated postgres://creator@") {
+	if code, _, stderr := cli(t, "migrate", "--database", db); code != exitOK || !strings.Contains(stderr, "migrated postgres://creator@") || !strings.Contains(stderr, "of requirement_cache") {
 		t.Fatalf("migrate: exit %d\n%s", code, stderr)
 	}
 	if code, _, stderr := cli(t, "migrate", "--database", db); code != exitOK || !strings.Contains(stderr, "is up to date") {

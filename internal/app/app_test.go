@@ -223,8 +223,10 @@ func TestEnqueueRefusesUnusable(t *testing.T) {
 	srv := pgtest.Start(t)
 	db := Database{URL: srv.URL(srv.Password)}
 	ctx := context.Background()
-	if _, _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
+	// migrate says what it made: River's tables, the queue's and
+	// requirement_cache.
+	if m, _, err := db.Migrate(ctx); err != nil || len(m.River) == 0 || len(m.Creator) == 0 || len(m.Cache) == 0 {
+		t.Fatalf("migrate: %+v, %v", m, err)
 	}
 	jobs := Jobs{Workspace: Workspace{Root: t.TempDir(), Env: testEnv(nil)}, Settings: settings.Defaults(func(string) string { return "" })}
 	res, err := jobs.Enqueue(ctx, EnqueueOptions{Database: db, Paths: []string{sampleMarkdown, "../../testdata/bad/random-bytes.pdf", "../../testdata/bad/encrypted.pdf"}})

@@ -46,7 +46,7 @@ func benchmarkWrite(b *testing.B, url string, recs []requirement.Record) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := migrate(ctx, tx, DefaultSchema); err != nil {
+		if _, err := migrate(ctx, tx, DefaultSchema); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

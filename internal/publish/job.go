@@ -108,7 +108,7 @@ func JobTx(ctx context.Context, tx pgx.Tx, j *job.Job, o JobOptions) (Publicatio
 	if err != nil {
 		return p, err
 	}
-	if err := migrate(ctx, tx, o.Schema); err != nil {
+	if _, err := migrate(ctx, tx, o.Schema); err != nil {
 		return p, err
 	}
 	if err := write(ctx, tx, Options{Schema: o.Schema, JobID: j.ID, Records: recs, Now: o.Now}, &p.Result); err != nil {
@@ -234,7 +234,7 @@ func Settle(ctx context.Context, j *job.Job, databaseURL string) ([]job.PendingP
 
 // Migrate creates or migrates Table in schema (DefaultSchema when empty)
 // within tx, as a publish does first.
-func Migrate(ctx context.Context, tx pgx.Tx, schema string) error {
+func Migrate(ctx context.Context, tx pgx.Tx, schema string) ([]int, error) {
 	if schema == "" {
 		schema = DefaultSchema
 	}

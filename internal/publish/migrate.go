@@ -94,19 +94,20 @@ func migrationSet(schema string) pgmigrate.Set {
 // and checks that Table is one publish can write. A schema already up to
 // date costs one round trip (upToDate); only one that needs migrating
 // takes the exclusive lock and the statements that create and alter.
-func migrate(ctx context.Context, tx pgx.Tx, schema string) error {
+func migrate(ctx context.Context, tx pgx.Tx, schema string) ([]int, error) {
 	ok, err := upToDate(ctx, tx, schema)
 	if err != nil || ok {
-		return err
+		return nil, err
 	}
 	if err := createSchema(ctx, tx, schema); err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := migrationSet(schema).Apply(ctx, tx); err != nil {
-		return err
+	applied, err := migrationSet(schema).Apply(ctx, tx)
+	if err != nil {
+		return applied, err
 	}
 	_, err = checkTable(ctx, tx, schema, firstColumns, reviewColumns, sourceColumns)
-	return err
+	return applied, err
 }
 
 // lockKey names the advisory lock of a schema's migrations: held

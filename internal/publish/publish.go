@@ -69,7 +69,7 @@ func Publish(ctx context.Context, o Options) (Result, error) {
 	res := Result{Schema: o.Schema}
 	var err error
 	res.Database, err = inTx(ctx, o.URL, func(tx pgx.Tx) error {
-		if err := migrate(ctx, tx, o.Schema); err != nil {
+		if _, err := migrate(ctx, tx, o.Schema); err != nil {
 			return err
 		}
 		return write(ctx, tx, o, &res)

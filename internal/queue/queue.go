@@ -103,6 +103,7 @@ var migrations = []string{
 type Migrated struct {
 	River   []int // River's migrations applied now
 	Creator []int // creator's queue migrations applied now
+	Cache   []int // requirement_cache's migrations applied now
 }
 
 // Migrate applies River's migrations, creator's queue tables and
@@ -126,7 +127,8 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (Migrated, error) {
 			return err
 		}
 		m.Creator = applied
-		return publish.Migrate(ctx, tx, publish.DefaultSchema)
+		m.Cache, err = publish.Migrate(ctx, tx, publish.DefaultSchema)
+		return err
 	})
 	return m, err
 }
