@@ -428,3 +428,22 @@ func TestExtensionsAreRead(t *testing.T) {
 		}
 	}
 }
+
+// A DOCX whose text unpacks past the part limit (a zip bomb) is refused
+// with the limit named, not as damaged XML; one within it is read.
+func TestDOCXPartLimit(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("word/document.xml")
+	w.Write([]byte(`<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>`))
+	w.Write(bytes.Repeat([]byte("a"), 4000))
+	w.Write([]byte(`</w:t></w:r></w:p></w:body></w:document>`))
+	zw.Close()
+	if _, err := extractDOCXUpTo(buf.Bytes(), 1000); err == nil || !strings.Contains(err.Error(), "unpacks to more than 1.0 KB") {
+		t.Errorf("a part over the limit: %v", err)
+	}
+	if doc, err := extractDOCXUpTo(buf.Bytes(), 10000); err != nil || !strings.Contains(doc.Text(), "aaaa") {
+		t.Errorf("a part within the limit: %v", err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"creator/internal/humanize"
 )
 
 // maxDOCXPart bounds the uncompressed size of word/document.xml, against
@@ -19,7 +21,11 @@ const maxDOCXPart = 256 << 20
 // extractDOCX reads the paragraphs of word/document.xml: headings (by their
 // style) as Markdown headings, list paragraphs with a dash, tables as
 // table lines (table.go).
-func extractDOCX(data []byte) (*Document, error) {
+func extractDOCX(data []byte) (*Document, error) { return extractDOCXUpTo(data, maxDOCXPart) }
+
+// extractDOCXUpTo is extractDOCX with the most bytes word/document.xml may
+// unpack to.
+func extractDOCXUpTo(data []byte, limit int64) (*Document, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("not a Word document: the file is not a readable zip archive (%v)", err)
@@ -38,11 +44,42 @@ func extractDOCX(data []byte) (*Document, error) {
 		return nil, fmt.Errorf("the Word document is damaged: %v", err)
 	}
 	defer rc.Close()
-	lines, err := docxLines(io.LimitReader(rc, maxDOCXPart))
+	lines, err := docxLines(&partLimit{r: rc, left: limit})
+	if errors.Is(err, errPartTooLarge) {
+		return nil, fmt.Errorf("the Word document's text (word/document.xml) unpacks to more than %s, the most creator reads of one part: it is not a document of text (a zip bomb?), or split it", humanize.Bytes(limit))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the Word document is damaged: %v", err)
 	}
 	return &Document{Pages: []Page{{Number: 1, Lines: trimBlank(removeSoftHyphens(lines))}}}, nil
+}
+
+// errPartTooLarge is a part of an archive that unpacks to more than its
+// limit.
+var errPartTooLarge = errors.New("part too large")
+
+// partLimit reads at most left bytes of r, then fails with
+// errPartTooLarge: an unpacked part cut off at the limit would read as
+// damaged XML, not as what it is.
+type partLimit struct {
+	r    io.Reader
+	left int64
+}
+
+func (p *partLimit) Read(b []byte) (int, error) {
+	if p.left <= 0 {
+		var one [1]byte
+		if n, _ := p.r.Read(one[:]); n > 0 {
+			return 0, errPartTooLarge
+		}
+		return 0, io.EOF
+	}
+	if int64(len(b)) > p.left {
+		b = b[:p.left]
+	}
+	n, err := p.r.Read(b)
+	p.left -= int64(n)
+	return n, err
 }
 
 // docxLines reads the lines of word/document.xml.
