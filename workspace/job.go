@@ -362,9 +362,13 @@ func checkInputs(paths []string, maxBytes int64) ([]string, error) {
 		if fi.Size() > maxBytes {
 			return nil, fmt.Errorf("input document %s is %s; the limit is %s", p, humanize.Bytes(fi.Size()), humanize.Bytes(maxBytes))
 		}
-		name := filepath.Base(p)
-		if strings.IndexFunc(name, unicode.IsControl) >= 0 || strings.HasPrefix(name, ".") {
-			return nil, fmt.Errorf("input document name %q cannot be used; rename the file", name)
+		// The job knows a document by its name without spaces at either
+		// end: a name the agent, a Markdown heading and a table cell all
+		// write alike. Control and invisible formatting characters would
+		// not survive them; such a name is refused.
+		name := strings.TrimSpace(filepath.Base(p))
+		if name == "" || strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0 || strings.HasPrefix(name, ".") {
+			return nil, fmt.Errorf("input document name %q cannot be used; rename the file", filepath.Base(p))
 		}
 		if prev, dup := seen[name]; dup {
 			return nil, fmt.Errorf("two input documents are named %s (%s and %s); rename one", name, prev, p)

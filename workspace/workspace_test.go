@@ -102,6 +102,8 @@ func TestCreateRefusesBadInput(t *testing.T) {
 		{"same name twice", CreateOptions{ID: "x", Inputs: []string{doc, filepath.Join(other, "a.txt")}}, "two input documents are named a.txt"},
 		{"over the size limit", CreateOptions{ID: "x", Inputs: []string{doc}, MaxInputBytes: 1}, "is 3 bytes; the limit is 1 byte"},
 		{"default size limit", CreateOptions{ID: "x", Inputs: []string{doc}}, ""},
+		{"an invisible character", CreateOptions{ID: "x", Inputs: []string{named(t, root, "a\u200b.txt")}}, "cannot be used; rename the file"},
+		{"only spaces", CreateOptions{ID: "x", Inputs: []string{named(t, root, "   ")}}, "cannot be used; rename the file"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -462,5 +464,34 @@ func TestQuiesceHoldsEveryChange(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Errorf("%s after the hold: %v", name, err)
 		}
+	}
+}
+
+// named writes a small document named name in dir.
+func named(t *testing.T, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("Backups must be encrypted.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A document's name is taken without spaces at its ends: the name the
+// agent and the Markdown it writes use.
+func TestInputNameTrimmed(t *testing.T) {
+	t.Parallel()
+	doc := named(t, t.TempDir(), "  policy.md ")
+	j, err := Create(filepath.Join(t.TempDir(), "ws"), CreateOptions{ID: "x", Inputs: []string{doc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	info, err := j.Info()
+	if err != nil || len(info.Inputs) != 1 || info.Inputs[0].Name != "policy.md" {
+		t.Fatalf("inputs %+v, %v", info.Inputs, err)
+	}
+	if _, err := os.Stat(filepath.Join(j.Dir, "input", "policy.md")); err != nil {
+		t.Error(err)
 	}
 }
