@@ -197,7 +197,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	defer r.Job.Close()
-	return o.drive(ctx, jobs, r, extracted)
+	return o.drive(r, func(rep jobrun.Reporter) (jobrun.Outcome, error) { return jobs.RunNew(ctx, r, extracted, rep) })
 }
 
 func runResume(ctx context.Context, o *runOptions) error {
@@ -211,17 +211,16 @@ func runResume(ctx context.Context, o *runOptions) error {
 		fmt.Fprintf(o.streams.ErrOut, "creator: job '%s' is already completed; its output is in %s/output/\n", r.Job.ID, r.Job.Dir)
 		return nil
 	}
-	return o.drive(ctx, jobs, r, nil)
+	return o.drive(r, func(rep jobrun.Reporter) (jobrun.Outcome, error) { return jobs.Run(ctx, r, nil, rep) })
 }
 
-// drive runs the agent on a locked job and turns the outcome into output
-// and an exit code. extracted are the documents checked before a new job
-// was made; nil when resuming.
-func (o *runOptions) drive(ctx context.Context, jobs app.Jobs, r app.Resumed, extracted *document.Cache) error {
-	o.guardStderr(jobs, r.Model)
+// drive runs the agent on a locked job with run, and turns the outcome
+// into output and an exit code.
+func (o *runOptions) drive(r app.Resumed, run func(jobrun.Reporter) (jobrun.Outcome, error)) error {
+	o.guardStderr(o.jobs(), r.Model)
 	display := progress.New(progress.Options{Out: o.streams.ErrOut, Live: o.streams.ErrTTY, Width: o.streams.ErrWidth,
 		Quiet: o.quiet, Verbose: o.verbose, RedrawEvery: o.redrawEvery, Now: o.now})
-	out, err := jobs.Run(ctx, r, extracted, display)
+	out, err := run(display)
 	if err != nil {
 		return err
 	}

@@ -88,8 +88,8 @@ func TestServerDownMidJob(t *testing.T) {
 }
 
 // A server that cannot be reached before the job's first answer is a
-// setting to fix: exit 2 within seconds, naming the address and the flag.
-// A resume of that job, still without an answer, says the same.
+// setting to fix: exit 2 within seconds, naming the address and the flag,
+// and the job, which did nothing, is not kept.
 func TestServerDownBeforeFirstAnswer(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -109,8 +109,14 @@ func TestServerDownBeforeFirstAnswer(t *testing.T) {
 		t.Fatalf("exit %d after %v: %s", code, took, out)
 	}
 	t.Logf("reported after %v", took)
+	if !strings.Contains(out, "no job was created") {
+		t.Errorf("the message does not say no job was made: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(root, "job_dead")); err == nil {
+		t.Error("the job of a server never reached was kept")
+	}
 	code, _, stderr := cli(t, "resume", "--workspace", root, "--job", "dead", "--quiet", "--model", "m", "--base-url", url)
-	if code != exitUsage || !strings.Contains(stderr, "cannot be reached") {
+	if code != exitFailure || !strings.Contains(stderr, "no job 'dead'") {
 		t.Fatalf("resume: exit %d: %s", code, stderr)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"creator/internal/document"
 	"creator/internal/job"
 	"creator/internal/jobrun"
+	"creator/internal/llm"
 	"creator/internal/remote"
 	"creator/internal/settings"
 	"creator/internal/transcript"
@@ -202,6 +203,32 @@ func (a Jobs) Run(ctx context.Context, r Resumed, extracted *document.Cache, rep
 		return out, fmt.Errorf("job '%s' %s here, but its last checkpoint could not be sent to %s; 'creator resume --job %s' on this machine sends it: %w", r.Job.ID, out.Status, a.Store.URL, r.Job.ID, cpErr)
 	}
 	return out, nil
+}
+
+// RunNew runs a job New made, as Run does; when its model server could
+// not be reached before it ever answered, the job did nothing, and is
+// removed (from the bucket too): the usage error says so.
+func (a Jobs) RunNew(ctx context.Context, r Resumed, extracted *document.Cache, rep jobrun.Reporter) (jobrun.Outcome, error) {
+	out, err := a.Run(ctx, r, extracted, rep)
+	if err != nil || !errors.Is(out.Agent.Err, llm.ErrUnreachable) {
+		return out, err
+	}
+	if derr := a.discard(ctx, r); derr != nil {
+		return out, err
+	}
+	return out, usage.Errorf("%v: %s — no job was created", out.Agent.Err, r.Model.ServerAdvice(out.Agent.Err))
+}
+
+// discard removes a job that did nothing: its folder, and its checkpoints
+// in the bucket.
+func (a Jobs) discard(ctx context.Context, r Resumed) error {
+	if r.Mirror != nil {
+		if err := a.Store.Delete(ctx, r.Job.ID); err != nil {
+			return err
+		}
+		r.Mirror.Forget()
+	}
+	return os.RemoveAll(r.Job.Dir)
 }
 
 // checkpointing asks for a checkpoint at the points a job is worth

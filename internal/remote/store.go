@@ -150,6 +150,23 @@ func (s *Store) Jobs(ctx context.Context) ([]string, error) {
 	}
 }
 
+// Delete removes every object of job id: its checkpoints and packs.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	it := s.bucket.List(&blob.ListOptions{Prefix: jobPrefix(id)})
+	for {
+		o, err := it.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: listing job '%s': %w", s.URL, id, err)
+		}
+		if err := s.bucket.Delete(ctx, o.Key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			return fmt.Errorf("%s: removing %s: %w", s.URL, o.Key, err)
+		}
+	}
+}
+
 // ErrSuperseded is a checkpoint refused because another process wrote one
 // of that generation first: the job was taken over, and this process must
 // stop working on it.
