@@ -5,7 +5,10 @@ package secret
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"io"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -32,8 +35,44 @@ var bearer = regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9._~+/=-]+`)
 func Message(s, key string) string {
 	if key != "" {
 		s = strings.ReplaceAll(s, key, Redacted)
+		for _, v := range encodings(key) {
+			s = strings.ReplaceAll(s, string(v), Redacted)
+		}
 	}
 	return bearer.ReplaceAllString(s, "Bearer "+Redacted)
+}
+
+// encodings are the forms a secret takes when a server or a model writes
+// it encoded: percent-encoded, in hex, and in base64 (standard and URL
+// alphabets) at each of the three places it can start in a longer
+// encoded run — there, only the characters that come from the secret's
+// bytes alone, so that it is found whatever stands around it. Forms
+// shorter than MinLength are left out, as short secrets are.
+func encodings(secret string) [][]byte {
+	b := []byte(secret)
+	forms := []string{url.QueryEscape(secret), url.PathEscape(secret), hex.EncodeToString(b), strings.ToUpper(hex.EncodeToString(b))}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		for lead := range 3 {
+			full := enc.EncodeToString(append(make([]byte, lead), b...))
+			start := 0
+			if lead > 0 {
+				start = 4 // the first group mixes the bytes before the secret
+			}
+			end := 4 * ((lead + len(b)) / 3) // the last whole group within the secret
+			if end > start {
+				forms = append(forms, full[start:end])
+			}
+		}
+	}
+	var out [][]byte
+	seen := map[string]bool{secret: true}
+	for _, f := range forms {
+		if len(f) >= MinLength && !seen[f] {
+			seen[f] = true
+			out = append(out, []byte(f))
+		}
+	}
+	return out
 }
 
 // Redactor replaces secrets, and any Authorization value, with Redacted.
@@ -44,13 +83,14 @@ type Redactor struct {
 	secrets [][]byte
 }
 
-// Set replaces the secrets. Those shorter than MinLength are left alone
-// (see there).
+// Set replaces the secrets, as written and as encoded (encodings). Those
+// shorter than MinLength are left alone (see there).
 func (r *Redactor) Set(secrets ...string) {
 	var keep [][]byte
 	for _, s := range secrets {
 		if s = strings.TrimSpace(s); len(s) >= MinLength {
 			keep = append(keep, []byte(s))
+			keep = append(keep, encodings(s)...)
 		}
 	}
 	r.mu.Lock()
