@@ -318,6 +318,13 @@ func TestNoCheckpointAndJobs(t *testing.T) {
 	if ids, err := s.Jobs(ctx); err != nil || len(ids) != 1 || ids[0] != "j" {
 		t.Errorf("jobs: %v, %v", ids, err)
 	}
+	// Deleted, the job has no object left.
+	if err := s.Delete(ctx, "j"); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := s.Jobs(ctx); err != nil || len(ids) != 0 {
+		t.Errorf("jobs after the delete: %v, %v", ids, err)
+	}
 }
 
 // Two processes that go on from the same checkpoint race to write the
