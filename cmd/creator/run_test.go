@@ -193,12 +193,24 @@ func TestRetriedServerErrorsStillComplete(t *testing.T) {
 			return fakellm.Reply{Status: 429, Header: map[string]string{"Retry-After": "0"}, Body: `{"error":{"message":"rate limited"}}`}
 		case 4, 5:
 			return fakellm.Reply{Status: 500, Body: `{"error":{"message":"boom"}}`}
+		case 7:
+			return fakellm.OpenRouterError(502, "Provider returned error")
 		}
 		return script(r)
 	})
-	code, _, stderr := e.run("--job", "r")
+	code, _, stderr := e.run("--job", "r", "--quiet=false")
 	if code != 0 || e.info("r").Status != workspace.StatusCompleted {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Each failure tried again was said, with the server's words, and
+	// recorded in the events.
+	for _, want := range []string{`(attempt 1): HTTP 429 "rate limited"`, `(attempt 2): HTTP 500 "boom"`, `HTTP 502 "Provider returned error`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if n := strings.Count(e.read("r", ".agent/events.jsonl"), `"type":"server_retry"`); n != 4 {
+		t.Errorf("%d server_retry events, want 4", n)
 	}
 }
 

@@ -245,7 +245,27 @@ func Run(ctx context.Context, cfg Config) (Outcome, error) {
 		// it is restarting, and worth waiting for.
 		a.MarkAnswered()
 	}
+	if rc, ok := cfg.Model.(llm.Retries); ok {
+		rc.OnRetry(r.serverRetried)
+		defer rc.OnRetry(nil)
+	}
 	return r.drive(ctx, info)
+}
+
+// RetryReporter is a Reporter that shows why a job waits: a failed
+// attempt at the model server, tried again (llm.Retry).
+type RetryReporter interface {
+	ServerRetried(llm.Retry)
+}
+
+// serverRetried tells of a failed attempt at the model server that the
+// client tries again: in the job's events (status shows it) and to the
+// reporter.
+func (r *run) serverRetried(rt llm.Retry) {
+	r.events.ServerRetry(rt.Attempt, rt.Status, rt.Message, rt.Wait, rt.Next)
+	if rr, ok := r.report.(RetryReporter); ok {
+		rr.ServerRetried(rt)
+	}
 }
 
 func (r *run) planChanged(e planner.Event) {

@@ -4,6 +4,8 @@ package jobview
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,7 +59,10 @@ type View struct {
 	// says what it was: "tool_call save_requirement".
 	LastActivity time.Time `json:"last_activity"`
 	LastEvent    string    `json:"last_event,omitempty"`
-	ResumeHint   string    `json:"resume_hint,omitempty"`
+	// Waiting says why a running job waits: the model server's last
+	// failed answer, tried again, and when the next attempt goes.
+	Waiting    string `json:"waiting,omitempty"`
+	ResumeHint string `json:"resume_hint,omitempty"`
 	// Published is the job's last publication to a database.
 	Published *Publication `json:"published,omitempty"`
 	Error     string       `json:"error,omitempty"`
@@ -190,6 +195,9 @@ func Of(j *job.View, withTasks bool) View {
 	if e, ok := j.LastEvent(); ok && e.Time.After(v.LastActivity) {
 		v.LastActivity = e.Time
 		v.LastEvent = strings.TrimSpace(e.Type + " " + e.Tool)
+		if e.Type == telemetry.TypeServerRetry && v.State == StateRunning {
+			v.Waiting = waitingFor(e)
+		}
 	}
 	if e, ok := j.LastPublication(); ok {
 		v.Published = &Publication{Time: e.Time, Publication: e.Publication}
@@ -231,4 +239,17 @@ func Resumable(state string) bool {
 		return true
 	}
 	return false
+}
+
+// waitingFor says what a server_retry event tells: the server's failure
+// and when the next attempt goes.
+func waitingFor(e telemetry.Event) string {
+	what := "no answer"
+	if e.HTTPStatus != 0 {
+		what = fmt.Sprintf("HTTP %d", e.HTTPStatus)
+	}
+	if e.Message != "" {
+		what += " " + strconv.Quote(e.Message)
+	}
+	return fmt.Sprintf("the model server failed (attempt %d): %s; trying again at %s", e.Attempts, what, e.Next.UTC().Format(time.RFC3339))
 }

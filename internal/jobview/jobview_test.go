@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"creator/internal/job"
+	"creator/internal/telemetry"
 	"creator/templates"
 	"creator/workspace"
 )
@@ -61,5 +63,38 @@ func TestOfCountsRequirementsAsTheFoldersSay(t *testing.T) {
 	}
 	if v.Coverage == nil || !reflect.DeepEqual(*v.Coverage, r) {
 		t.Errorf("Of's coverage %+v, the View's %+v", v.Coverage, r)
+	}
+}
+
+// A running job whose last event is a failed attempt at the model server
+// says why it waits; a job that is not running does not.
+func TestWaitingForTheServer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "policy.txt")
+	if err := os.WriteFile(doc, []byte("Records must be kept for ten years.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := job.Create(filepath.Join(dir, "ws"), workspace.CreateOptions{ID: "w", Inputs: []string{doc}, Instructions: templates.Instructions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	events, err := j.OpenEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := telemetry.New(events, nil, func() time.Time { return time.Now().Add(time.Hour) }, false)
+	rec.ServerRetry(3, 502, "Provider returned error", 8*time.Second, time.Date(2026, 11, 28, 12, 0, 8, 0, time.UTC))
+	events.Close()
+	if v := Of(j.View(), true); v.Waiting != "" {
+		t.Errorf("a job not running waits: %q", v.Waiting)
+	}
+	if err := j.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	v := Of(j.View(), true)
+	if want := `the model server failed (attempt 3): HTTP 502 "Provider returned error"; trying again at 2026-11-28T12:00:08Z`; v.Waiting != want {
+		t.Errorf("waiting %q, want %q", v.Waiting, want)
 	}
 }

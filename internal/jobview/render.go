@@ -79,6 +79,9 @@ func WriteStatus(w io.Writer, v View, now time.Time) error {
 		}
 		row("Last activity", "%s", last)
 	}
+	if v.Waiting != "" {
+		row("Waiting", "%s", v.Waiting)
+	}
 	if p := v.Published; p != nil {
 		row("Published", "%s to %s, %s.requirement_cache (%d requirements)", when(p.Time, now), p.Database, p.Schema, p.Requirements)
 	}

@@ -87,6 +87,44 @@ type Client struct {
 	// answered is set once the server has answered with anything.
 	sendReasoning atomic.Bool
 	answered      atomic.Bool
+	retried       atomic.Pointer[func(Retry)]
+}
+
+// Retry is an attempt the server failed that the client tries again: the
+// server's own status and message, and when the next attempt goes.
+type Retry struct {
+	Attempt int
+	Status  int // 0: no answer (a broken connection, a timeout)
+	Message string
+	Wait    time.Duration
+	Next    time.Time
+}
+
+// Retries is a model client that tells of the attempts it tries again,
+// so that a job waiting for its server says why.
+type Retries interface {
+	OnRetry(fn func(Retry))
+}
+
+// OnRetry makes fn hear of each failed attempt before the client waits to
+// try again; nil stops it.
+func (c *Client) OnRetry(fn func(Retry)) {
+	if fn == nil {
+		c.retried.Store(nil)
+		return
+	}
+	c.retried.Store(&fn)
+}
+
+// tellRetry tells of a failed attempt tried again after wait.
+func (c *Client) tellRetry(attempt int, f *failure, wait time.Duration) {
+	if fn := c.retried.Load(); fn != nil {
+		msg := c.redact(f.message)
+		if msg == "" && f.timedOut {
+			msg = "no answer within the request timeout"
+		}
+		(*fn)(Retry{Attempt: attempt, Status: f.status, Message: msg, Wait: wait, Next: c.cfg.Now().Add(wait)})
+	}
 }
 
 // Adaptive is a model client that learns about its server during a job:
@@ -229,6 +267,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 			}
 		}
 		wait = min(wait, left)
+		c.tellRetry(attempt, f, wait)
 		if err := c.cfg.Sleep(ctx, wait); err != nil {
 			return Response{}, err
 		}

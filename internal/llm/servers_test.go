@@ -110,9 +110,17 @@ func TestRetriedUntilAnswered(t *testing.T) {
 			srv := fakellm.New(script(fault, fault, fault, ok))
 			defer srv.Close()
 			clk := newClock()
-			resp, err := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), Model: "m", Sleep: clk.sleep, Now: clk.now}).Complete(context.Background(), req)
+			c := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), Model: "m", Sleep: clk.sleep, Now: clk.now})
+			var told []llm.Retry
+			c.OnRetry(func(r llm.Retry) { told = append(told, r) })
+			resp, err := c.Complete(context.Background(), req)
 			if err != nil || resp.Content != "fine" || resp.Attempts != 4 || len(clk.waits) != 3 {
 				t.Fatalf("resp %+v, err %v, waits %v", resp, err, clk.waits)
+			}
+			// Each attempt tried again is told once, with the server's
+			// words and when the next goes.
+			if len(told) != 3 || told[0].Attempt != 1 || told[0].Message == "" || told[0].Wait != clk.waits[0] || told[0].Next.IsZero() {
+				t.Errorf("retries told: %+v", told)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ package progress
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"creator/internal/index"
 	"creator/internal/job"
 	"creator/internal/jobrun"
+	"creator/internal/llm"
 	"creator/planner"
 	"creator/tools"
 )
@@ -60,8 +62,11 @@ type Display struct {
 	covered     int // chunks covered, of chunks
 	chunks      int
 	// fan is the analyze_chunks call under way.
-	fan        jobrun.ChunkProgress
-	totals     agent.Totals
+	fan    jobrun.ChunkProgress
+	totals agent.Totals
+	// waiting is the server's failure the client is waiting to try
+	// again after, until the next answer.
+	waiting    *llm.Retry
 	shown      bool // the live line is on the screen
 	lastDraw   time.Time
 	lastText   string
@@ -228,6 +233,9 @@ func (p *Display) line() string {
 		tokens += " (" + humanize.Dollars(p.totals.CostUSD) + ")"
 	}
 	parts = append(parts, tokens, humanize.Duration(p.now().Sub(p.started)))
+	if w := p.waiting; w != nil {
+		parts = append(parts, "waiting for the server: "+retryText(*w))
+	}
 	// The task comes last: on a narrow terminal it is what gets cut.
 	if p.task != "" {
 		parts = append(parts, "task "+p.task)
@@ -257,7 +265,7 @@ func (p *Display) drawLocked(force bool) {
 func (p *Display) ModelCalled(c agent.ModelCall) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.step, p.totals = c.Totals.Steps, c.Totals
+	p.step, p.totals, p.waiting = c.Totals.Steps, c.Totals, nil
 	if p.verbose {
 		who := fmt.Sprintf("step %d", c.Totals.Steps)
 		if c.Agent != "" {
@@ -276,6 +284,32 @@ func (p *Display) ModelCalled(c agent.ModelCall) {
 		}
 	}
 	p.drawLocked(false)
+}
+
+// ServerRetried tells why the job waits: the server's failed answer and
+// when the next attempt goes, once per failure — a line of its own with
+// --verbose and where no line is kept up to date, on the live line
+// otherwise, until the server answers.
+func (p *Display) ServerRetried(r llm.Retry) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.waiting = &r
+	if !p.quiet && (p.verbose || !p.live) {
+		p.printLocked("creator: the model server failed (attempt " + fmt.Sprint(r.Attempt) + "): " + retryText(r))
+	}
+	p.drawLocked(true)
+}
+
+// retryText is a failure tried again, for people.
+func retryText(r llm.Retry) string {
+	what := "no answer"
+	if r.Status != 0 {
+		what = fmt.Sprintf("HTTP %d", r.Status)
+	}
+	if r.Message != "" {
+		what += " " + strconv.Quote(humanize.Clip(humanize.OneLine(r.Message), 160))
+	}
+	return fmt.Sprintf("%s; trying again at %s (in %s)", what, r.Next.Local().Format("15:04:05"), r.Wait.Round(100*time.Millisecond))
 }
 
 // ToolCalled updates the line; with --verbose it prints the call.

@@ -34,6 +34,8 @@ const (
 	// A sub-agent's work on one chunk (analyze_chunks).
 	TypeSubagentStarted  = "subagent_started"
 	TypeSubagentFinished = "subagent_finished"
+	// A failed attempt at the model server, to be tried again.
+	TypeServerRetry = "server_retry"
 )
 
 // Event is any event, as read back: the union of the fields of all types.
@@ -92,6 +94,12 @@ type Event struct {
 	TotalCompletion int64           `json:"total_completion_tokens,omitempty"`
 	TotalCached     int64           `json:"total_cached_tokens,omitempty"`
 	TotalCostUSD    *float64        `json:"total_cost_usd,omitempty"`
+
+	// server_retry
+	HTTPStatus int       `json:"http_status,omitempty"`
+	Message    string    `json:"message,omitempty"`
+	WaitMS     int64     `json:"wait_ms,omitempty"`
+	Next       time.Time `json:"next,omitempty"`
 
 	// published
 	Publication
@@ -307,6 +315,27 @@ func (r *Recorder) ToolCalled(c agent.ToolCall) {
 	defer r.mu.Unlock()
 	r.write(toolCall{Type: TypeToolCall, Time: r.stamp(), Step: c.Step, Chunk: c.Agent, Tool: c.Name, Arguments: ShortenArguments(c.Arguments),
 		DurationMS: c.Duration.Milliseconds(), Status: status, Error: msg, ResultTokens: tokens, Notes: c.Notes, Repeat: c.Repeat})
+}
+
+// serverRetry is a failed attempt at the model server, tried again.
+type serverRetry struct {
+	Type       string    `json:"type"`
+	Time       string    `json:"time"`
+	Step       int       `json:"step"`
+	Attempts   int       `json:"attempts"`
+	HTTPStatus int       `json:"http_status"`
+	Message    string    `json:"message"`
+	WaitMS     int64     `json:"wait_ms"`
+	Next       time.Time `json:"next"`
+}
+
+// ServerRetry records a failed attempt at the model server that is tried
+// again, with the server's words: status shows why a job waits.
+func (r *Recorder) ServerRetry(attempt, httpStatus int, message string, wait time.Duration, next time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.write(serverRetry{Type: TypeServerRetry, Time: r.stamp(), Step: r.step, Attempts: attempt, HTTPStatus: httpStatus,
+		Message: clip(message, 500), WaitMS: wait.Milliseconds(), Next: next.UTC()})
 }
 
 // SubagentStarted records that a sub-agent starts on a chunk, in the main
