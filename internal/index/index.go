@@ -32,7 +32,7 @@ const Dir = ".agent/index"
 
 // version is written into the index; an index of another version (another
 // mapping or passage layout) is rebuilt.
-const version = "creator-index-2"
+const version = "creator-index-3"
 
 const versionKey = "creator_version"
 

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -345,5 +346,52 @@ func TestOpenEndsWithItsContext(t *testing.T) {
 	y := open(t, dir)
 	if st := y.Stats(); st.Rebuilt || st.Indexed != 1 || st.Files != 3 {
 		t.Fatalf("open after the cancelled one: %+v", st)
+	}
+}
+
+// A document written as one line is indexed in passages of passageBytes at
+// most (its line break aside), all naming its line, which hold the line
+// whole between them; a hit in one of them is on line 1 with a snippet of
+// the words around it.
+func TestPassagesOfOneLineAreBounded(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := 0; b.Len() < 200_000; i++ {
+		fmt.Fprintf(&b, "Sentence %d of the one line says that records are kept. ", i)
+	}
+	b.WriteString("Here the cryptographic module is named.")
+	line := b.String()
+	text := "# Title\n\n" + line + "\nlast line\n"
+	ps := passages(text)
+	var joined strings.Builder
+	for i, p := range ps {
+		joined.WriteString(p.text)
+		if len(strings.TrimSuffix(p.text, "\n")) > passageBytes {
+			t.Fatalf("passage %d holds %d bytes, more than %d", i, len(p.text), passageBytes)
+		}
+		if strings.Contains(p.text, "Sentence") && p.line != 3 {
+			t.Errorf("passage %d of the long line names line %d", i, p.line)
+		}
+	}
+	if joined.String() != text {
+		t.Error("the passages do not hold the text")
+	}
+	if last := ps[len(ps)-1]; last.line != 4 || last.text != "last line\n" {
+		t.Errorf("the line after the long one: %+v", last)
+	}
+
+	dir := t.TempDir()
+	write(t, dir, "input/one.md", text)
+	x := open(t, dir)
+	res, err := x.Search(context.Background(), Query{Text: "cryptographic"})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if h := res.Hits[0]; h.Line != 3 || !strings.Contains(h.Snippet, "**cryptographic** module") || len(h.Snippet) > 2*snippetChars {
+		t.Errorf("hit %+v", h)
+	}
+	res, err = x.Search(context.Background(), Query{Text: `records are (kept)`, Regex: true})
+	if err != nil || res.Total != 1 || len(res.Hits) != 1 || res.Hits[0].Line != 3 || !strings.Contains(res.Hits[0].Snippet, "**records are kept**") {
+		t.Fatalf("%v %+v", err, res)
 	}
 }

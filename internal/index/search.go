@@ -388,20 +388,16 @@ func Scan(ctx context.Context, fsys fs.FS, q Query) (Result, error) {
 		if err != nil || !ok {
 			continue
 		}
-		for i, l := range lines(text) {
-			locs := re.FindAllStringIndex(l, -1)
-			if len(locs) == 0 {
+		text = strings.TrimSuffix(text, "\n")
+		for i, rest, more := 0, text, text != ""; more; i++ {
+			var l string
+			l, rest, more = strings.Cut(rest, "\n")
+			if !re.MatchString(l) {
 				continue
 			}
 			out.Total++
 			if len(out.Hits) < q.Limit {
-				spans := make([][2]int, 0, len(locs))
-				for _, loc := range locs {
-					if loc[1] > loc[0] {
-						spans = append(spans, [2]int{loc[0], loc[1]})
-					}
-				}
-				out.Hits = append(out.Hits, Hit{Path: p, Line: i + 1, Snippet: snippet(l, spans)})
+				out.Hits = append(out.Hits, Hit{Path: p, Line: i + 1, Snippet: snippet(l, matchSpans(re, l))})
 			}
 			if out.Total >= regexCountCap {
 				out.Capped = true
@@ -410,6 +406,24 @@ func Scan(ctx context.Context, fsys fs.FS, q Query) (Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// maxSpans bounds the matches of a line that are marked: a snippet shows
+// snippetChars of the line, and a line may be a whole file of 16 MB with a
+// match in every word.
+const maxSpans = 4 * snippetChars
+
+// matchSpans are the non-empty matches of re in line, the first maxSpans
+// matches at most.
+func matchSpans(re *regexp.Regexp, line string) [][2]int {
+	locs := re.FindAllStringIndex(line, maxSpans)
+	spans := make([][2]int, 0, len(locs))
+	for _, loc := range locs {
+		if loc[1] > loc[0] {
+			spans = append(spans, [2]int{loc[0], loc[1]})
+		}
+	}
+	return spans
 }
 
 func isDir(fsys fs.FS, p string) bool {

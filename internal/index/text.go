@@ -39,8 +39,12 @@ type passage struct {
 }
 
 // passages splits text into runs of whole lines of about passageBytes,
-// at most passageMaxLines lines each. The split depends on the text alone,
-// so a search can find a passage's lines again from its number.
+// at most passageMaxLines lines each. A line longer than passageBytes is
+// cut into passages of its own, each of at most passageBytes and the
+// line break: a passage is analysed whole, holding its terms and positions in
+// memory, and a document written as one line (16 MB of Markdown) made a
+// passage of 16 MB. The split depends on the text alone, so a search can
+// find a passage's lines again from its number.
 func passages(text string) []passage {
 	var out []passage
 	start, lines, size := 1, 0, 0
@@ -50,6 +54,17 @@ func passages(text string) []passage {
 		line, rest, _ := strings.Cut(text, "\n")
 		text = rest
 		n++
+		if len(line) > passageBytes {
+			if lines > 0 {
+				out = append(out, passage{line: start, text: b.String()})
+				b.Reset()
+			}
+			for _, piece := range lineParts(line) {
+				out = append(out, passage{line: n, text: piece})
+			}
+			start, lines, size = n+1, 0, 0
+			continue
+		}
 		b.WriteString(line)
 		b.WriteByte('\n')
 		lines++
@@ -64,6 +79,27 @@ func passages(text string) []passage {
 		out = append(out, passage{line: start, text: b.String()})
 	}
 	return out
+}
+
+// lineParts cuts a long line into parts of at most passageBytes, after a
+// space in the second half of a part where there is one, else at a
+// character boundary; the last part ends with the line's line break.
+// The parts are copies: a passage's text outlives the file's.
+func lineParts(line string) []string {
+	var parts []string
+	for len(line) > passageBytes {
+		cut := passageBytes
+		if sp := strings.LastIndexByte(line[passageBytes/2:passageBytes], ' '); sp >= 0 {
+			cut = passageBytes/2 + sp + 1
+		} else {
+			for cut > 1 && !utf8.RuneStart(line[cut]) {
+				cut--
+			}
+		}
+		parts = append(parts, strings.Clone(line[:cut]))
+		line = line[cut:]
+	}
+	return append(parts, line+"\n")
 }
 
 // lines returns the lines of text.
