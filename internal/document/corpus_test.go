@@ -96,7 +96,7 @@ func TestPDFWordF1(t *testing.T) {
 			}
 			defer f.Close()
 			fi, _ := f.Stat()
-			read, err := readPDF(context.Background(), f, fi.Size(), Options{}.workers(), "", nil)
+			read, err := readPDF(context.Background(), f, fi.Size(), Options{}.workers(), "", nil, Options{}.maxPages())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -117,6 +117,53 @@ func (e *TextTooLargeError) Error() string {
 	return fmt.Sprintf("the text of %s is %s, more than the %s allowed (--max-text)", e.Name, humanize.Bytes(e.Size), humanize.Bytes(e.Max))
 }
 
+// A document's pages and lines take memory by their number, whatever
+// their text: a PDF's page its objects and laid-out lines, a line its
+// place in every list of lines the text goes through (the extraction's,
+// the chunker's, the evidence survey's), a Markdown line its syntax tree
+// and the page it renders to. So they count towards MaxText as well: a
+// PDF may have a page for each pageBytes of it, a text a line for each
+// lineBytes, a Markdown source a line for each markdownLineBytes (100,000
+// pages, 2 million lines, 500,000 lines of Markdown at the default 32 MB).
+const (
+	pageBytes         = 320
+	lineBytes         = 16
+	markdownLineBytes = 64
+)
+
+func (o Options) maxPages() int64 { return o.maxText() / pageBytes }
+func (o Options) maxLines() int64 { return o.maxText() / lineBytes }
+
+// TooManyError is a document with more pages or lines than MaxText
+// allows (Options.MaxText).
+type TooManyError struct {
+	Name string
+	What string // "pages", "lines"
+	// Count is how many the document has; Max is the most MaxText
+	// allows, one for each Each bytes of it.
+	Count, Max, MaxText, Each int64
+}
+
+func (e *TooManyError) Error() string {
+	one := strings.TrimSuffix(e.What, "s")
+	return fmt.Sprintf("%s has %s %s, more than the %s that --max-text allows at %s (one %s for each %d bytes of it); raise --max-text to read it",
+		e.Name, humanize.Int(int(e.Count)), e.What, humanize.Int(int(e.Max)), humanize.Bytes(e.MaxText), one, e.Each)
+}
+
+// tooMany is the error of a document with count of what, more than
+// allowed at each bytes of MaxText apiece; its name is set by
+// ExtractContext.
+func (o Options) tooMany(what string, count, each int64) *TooManyError {
+	return &TooManyError{What: what, Count: count, Max: o.maxText() / each, MaxText: o.maxText(), Each: each}
+}
+
+// textBudget is the most text, in bytes, and the most lines an
+// extraction keeps before it stops keeping them (and counts on, to say
+// how many there are).
+type textBudget struct{ bytes, lines int64 }
+
+func (o Options) budget() textBudget { return textBudget{bytes: o.maxText(), lines: o.maxLines()} }
+
 func (o Options) workers() int {
 	if o.Workers > 0 {
 		return o.Workers
@@ -173,15 +220,19 @@ func ExtractContext(ctx context.Context, path string, opts Options) (*Document, 
 	var doc *Document
 	switch format {
 	case FormatPDF:
-		doc, err = extractPDF(ctx, f, fi.Size(), opts.workers(), opts.Password, opts.pageRead)
+		doc, err = extractPDF(ctx, f, fi.Size(), opts)
 	default:
 		data, rerr := io.ReadAll(io.NewSectionReader(f, 0, fi.Size()))
 		if rerr != nil {
 			return nil, rerr
 		}
+		if err := sourceLines(format, data, opts); err != nil {
+			err.Name = name
+			return nil, err
+		}
 		switch format {
 		case FormatDOCX:
-			doc, err = extractDOCX(data)
+			doc, err = extractDOCXWithin(data, maxDOCXPart, opts)
 		case FormatHTML:
 			doc, err = extractHTML(data)
 		case FormatMarkdown:
@@ -193,29 +244,78 @@ func ExtractContext(ctx context.Context, path string, opts Options) (*Document, 
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, cerr
 	}
-	if err != nil {
+	var tl *TextTooLargeError
+	var tm *TooManyError
+	switch {
+	case errors.As(err, &tl):
+		tl.Name = name
+		return nil, tl
+	case errors.As(err, &tm):
+		tm.Name = name
+		return nil, tm
+	case err != nil:
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	doc.Format = format
-	if size := doc.textSize(); size > opts.maxText() {
+	size, lines := doc.textSize()
+	switch {
+	case size > opts.maxText():
 		return nil, &TextTooLargeError{Name: name, Size: size, Max: opts.maxText()}
-	}
-	if strings.TrimSpace(doc.Body()) == "" {
+	case lines > opts.maxLines():
+		err := opts.tooMany("lines", lines, lineBytes)
+		err.Name = name
+		return nil, err
+	case !doc.hasText():
 		return nil, fmt.Errorf("%s: no text could be extracted%s", name, emptyHint(doc))
 	}
 	return doc, nil
 }
 
-// textSize is the size of the document's text without page markers,
-// counted without building it.
-func (d *Document) textSize() int64 {
-	var n int64
+// sourceLines refuses a text or Markdown source with more lines than
+// opts allow, before it is read into lines or parsed.
+func sourceLines(format string, data []byte, opts Options) *TooManyError {
+	each := int64(0)
+	switch format {
+	case FormatText:
+		each = lineBytes
+	case FormatMarkdown:
+		each = markdownLineBytes
+	default:
+		return nil
+	}
+	lines := int64(bytes.Count(data, []byte{'\n'}))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		lines++
+	}
+	if lines > opts.maxText()/each {
+		return opts.tooMany("lines", lines, each)
+	}
+	return nil
+}
+
+// textSize is the size of the document's text without page markers and
+// its number of lines, counted without building it.
+func (d *Document) textSize() (size, lines int64) {
 	for _, p := range d.Pages {
 		for _, l := range p.Lines {
-			n += int64(len(l)) + 1
+			size += int64(len(l)) + 1
+		}
+		lines += int64(len(p.Lines))
+	}
+	return size, lines
+}
+
+// hasText reports whether a line of the document holds more than white
+// space, without building its text.
+func (d *Document) hasText() bool {
+	for _, p := range d.Pages {
+		for _, l := range p.Lines {
+			if strings.TrimSpace(l) != "" {
+				return true
+			}
 		}
 	}
-	return n
+	return false
 }
 
 func emptyHint(doc *Document) string {
@@ -350,8 +450,12 @@ func finish(pages [][]string, furniture [][]int) []Page {
 	return out
 }
 
-func extractPDF(ctx context.Context, r io.ReaderAt, size int64, workers int, password string, pageRead func(int)) (*Document, error) {
-	read, err := readPDF(ctx, r, size, workers, password, pageRead)
+func extractPDF(ctx context.Context, r io.ReaderAt, size int64, opts Options) (*Document, error) {
+	read, err := readPDF(ctx, r, size, opts.workers(), opts.Password, opts.pageRead, opts.maxPages())
+	var tm *TooManyError
+	if errors.As(err, &tm) {
+		return nil, opts.tooMany("pages", tm.Count, pageBytes)
+	}
 	if err != nil {
 		return nil, err
 	}

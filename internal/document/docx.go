@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -18,14 +19,19 @@ import (
 // zip bombs.
 const maxDOCXPart = 256 << 20
 
-// extractDOCX reads the paragraphs of word/document.xml: headings (by their
-// style) as Markdown headings, list paragraphs with a dash, tables as
-// table lines (table.go).
-func extractDOCX(data []byte) (*Document, error) { return extractDOCXUpTo(data, maxDOCXPart) }
-
-// extractDOCXUpTo is extractDOCX with the most bytes word/document.xml may
-// unpack to.
+// extractDOCXUpTo is extractDOCXWithin without a budget for the text.
 func extractDOCXUpTo(data []byte, limit int64) (*Document, error) {
+	return extractDOCXWithin(data, limit, Options{MaxText: math.MaxInt64})
+}
+
+// extractDOCXWithin reads the paragraphs of word/document.xml, which may
+// unpack to limit bytes: headings (by their style) as Markdown headings,
+// list paragraphs with a dash, tables as table lines (table.go). It keeps
+// the lines of the text within opts' budget (MaxText and its lines) and
+// refuses a text over it: a DOCX of 743 KB holds 7 million paragraphs of
+// a letter each, whose lines alone took 1.4 GB. Over the budget, lines
+// are counted, not kept.
+func extractDOCXWithin(data []byte, limit int64, opts Options) (*Document, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("not a Word document: the file is not a readable zip archive (%v)", err)
@@ -44,14 +50,21 @@ func extractDOCXUpTo(data []byte, limit int64) (*Document, error) {
 		return nil, fmt.Errorf("the Word document is damaged: %v", err)
 	}
 	defer rc.Close()
-	lines, err := docxLines(&partLimit{r: rc, left: limit})
+	d := docxReader{budget: opts.budget()}
+	err = d.read(&partLimit{r: rc, left: limit})
 	if errors.Is(err, errPartTooLarge) {
 		return nil, fmt.Errorf("the Word document's text (word/document.xml) unpacks to more than %s, the most creator reads of one part: it is not a document of text (a zip bomb?), or split it", humanize.Bytes(limit))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the Word document is damaged: %v", err)
 	}
-	return &Document{Pages: []Page{{Number: 1, Lines: trimBlank(removeSoftHyphens(lines))}}}, nil
+	switch {
+	case d.size > d.budget.bytes:
+		return nil, &TextTooLargeError{Size: d.size, Max: d.budget.bytes}
+	case d.count > d.budget.lines:
+		return nil, opts.tooMany("lines", d.count, lineBytes)
+	}
+	return &Document{Pages: []Page{{Number: 1, Lines: trimBlank(d.lines)}}}, nil
 }
 
 // errPartTooLarge is a part of an archive that unpacks to more than its
@@ -82,17 +95,16 @@ func (p *partLimit) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// docxLines reads the lines of word/document.xml.
-func docxLines(r io.Reader) ([]string, error) {
+// read reads the lines of word/document.xml.
+func (d *docxReader) read(r io.Reader) error {
 	dec := xml.NewDecoder(r)
-	var d docxReader
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
-			return d.lines, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -109,12 +121,20 @@ func docxLines(r io.Reader) ([]string, error) {
 
 // docxReader turns the elements of word/document.xml into lines.
 type docxReader struct {
-	lines  []string
-	para   strings.Builder // text of the current paragraph
-	style  string          // its style
-	list   bool            // it is a list item
-	inText bool            // inside a text run, not a field code
-	tables []*docxTable    // the tables being read, innermost last
+	// lines are the text's, without soft hyphens and runs of blank lines;
+	// size and count are their bytes (a line break each) and number, and
+	// go on counting when they pass the budget and no more lines are kept.
+	lines       []string
+	size, count int64
+	budget      textBudget
+	// lastBlank and lastItem: the last line added is blank, is a list
+	// item.
+	lastBlank, lastItem bool
+	para                strings.Builder // text of the current paragraph
+	style               string          // its style
+	list                bool            // it is a list item
+	inText              bool            // inside a text run, not a field code
+	tables              []*docxTable    // the tables being read, innermost last
 }
 
 // docxTable is a table being read: its rows so far and the cells of the
@@ -213,11 +233,9 @@ func (d *docxReader) end(name string) {
 			return
 		}
 		lines := renderTable(tbl.rows, tbl.header || headerLike(tbl.rows))
-		if len(d.lines) > 0 && d.lines[len(d.lines)-1] != "" {
-			d.lines = append(d.lines, "")
-		}
-		d.lines = append(d.lines, lines...)
-		d.lines = append(d.lines, "")
+		d.add("")
+		d.add(lines...)
+		d.add("")
 	}
 }
 
@@ -237,17 +255,39 @@ func (d *docxReader) endPara() {
 	}
 	switch lvl := headingOf(d.style); {
 	case lvl > 0:
-		d.lines = append(d.lines, "", strings.Repeat("#", lvl)+" "+text, "")
+		d.add("", strings.Repeat("#", lvl)+" "+text, "")
 	case d.list:
-		d.lines = append(d.lines, "- "+text)
+		d.add("- " + text)
 	default:
 		// A paragraph after a list ends it: a group's heading set as a
 		// paragraph ("R2: Location Services") is no part of the item
 		// before it.
-		if n := len(d.lines); n > 0 && strings.HasPrefix(d.lines[n-1], "- ") {
-			d.lines = append(d.lines, "")
+		if d.lastItem {
+			d.add("")
 		}
-		d.lines = append(d.lines, text, "")
+		d.add(text, "")
+	}
+}
+
+// add adds lines to the text: blank ones only after one with text, as
+// trimBlank leaves them; kept while the text is within the budget,
+// counted always.
+func (d *docxReader) add(lines ...string) {
+	for _, l := range lines {
+		l = strings.ReplaceAll(l, "\u00ad", "")
+		blank := strings.TrimSpace(l) == ""
+		if blank && (d.count == 0 || d.lastBlank) {
+			continue
+		}
+		if blank {
+			l = ""
+		}
+		d.lastBlank, d.lastItem = blank, strings.HasPrefix(l, "- ")
+		d.size += int64(len(l)) + 1
+		d.count++
+		if d.size <= d.budget.bytes && d.count <= d.budget.lines {
+			d.lines = append(d.lines, l)
+		}
 	}
 }
 

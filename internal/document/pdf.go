@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -36,7 +37,12 @@ type pdfPages struct {
 // library panics on some malformed files; a panic becomes an error, and a
 // page whose content fails part of the way is kept with what could be read
 // of it.
-func readPDF(ctx context.Context, r io.ReaderAt, size int64, workers int, password string, pageRead func(int)) (out pdfPages, err error) {
+//
+// A PDF with more than maxPages pages is refused with a *TooManyError
+// before its pages are read: by the count its page tree gives, and else
+// once the pages listed pass it, so that no more page objects than that are
+// read (a PDF of 800,000 pages took 2.5 GB).
+func readPDF(ctx context.Context, r io.ReaderAt, size int64, workers int, password string, pageRead func(int), maxPages int64) (out pdfPages, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			out, err = pdfPages{}, fmt.Errorf("the PDF is damaged and cannot be read (%v)", v)
@@ -48,7 +54,15 @@ func readPDF(ctx context.Context, r io.ReaderAt, size int64, workers int, passwo
 	}
 	out.repaired = repaired
 	first := &pageWorker{objects: newObjectCache()}
-	list := pageList(first.objects, rd.Trailer().Key("Root").Key("Pages"), 0, map[uint64]bool{}, workers)
+	root := rd.Trailer().Key("Root").Key("Pages")
+	if n := root.Key("Count").Int64(); n > maxPages {
+		return pdfPages{}, &TooManyError{What: "pages", Count: n}
+	}
+	room := int(min(maxPages, math.MaxInt32))
+	list := pageList(first.objects, root, 0, map[uint64]bool{}, workers, &room)
+	if room < 0 {
+		return pdfPages{}, &TooManyError{What: "pages", Count: maxPages + 1}
+	}
 	if len(list) == 0 {
 		return pdfPages{}, errors.New("the PDF has no pages")
 	}
@@ -149,9 +163,12 @@ const maxPageTreeDepth = 64
 
 // pageList walks the page tree once, in order. (The library's Page(n) walks
 // it from the root for every page, which is quadratic.) A node met again —
-// a cycle in a damaged file — is skipped, so no page is read twice.
-func pageList(objects *objectCache, node pdf.Value, depth int, seen map[uint64]bool, workers int) []pdf.Page {
-	if depth > maxPageTreeDepth {
+// a cycle in a damaged file — is skipped, so no page is read twice. room
+// is how many more pages may be listed: each page listed takes one, and
+// when it goes below zero the walk stops, having read at most one kids
+// array's worth of nodes past it.
+func pageList(objects *objectCache, node pdf.Value, depth int, seen map[uint64]bool, workers int, room *int) []pdf.Page {
+	if depth > maxPageTreeDepth || *room < 0 {
 		return nil
 	}
 	if id, ok := objectID(node); ok {
@@ -162,30 +179,36 @@ func pageList(objects *objectCache, node pdf.Value, depth int, seen map[uint64]b
 	}
 	switch node.Key("Type").Name() {
 	case "Page":
+		*room--
 		return []pdf.Page{{V: node}}
 	case "Pages", "":
 		kids := node.Key("Kids")
 		if node.Key("Type").Name() == "" && kids.Kind() != pdf.Array {
+			*room--
 			return []pdf.Page{{V: node}} // a page without /Type, as some writers make
 		}
 		var out []pdf.Page
-		values, failures := readKids(objects, kids, workers)
+		values, failures := readKids(objects, kids, workers, *room+1)
 		for i, kid := range values {
 			if failures[i] != nil {
 				panic(failures[i]) // where reading the kids one by one would have failed
 			}
-			out = append(out, pageList(objects, kid, depth+1, seen, workers)...)
+			out = append(out, pageList(objects, kid, depth+1, seen, workers, room)...)
+			if *room < 0 {
+				break
+			}
 		}
 		return out
 	}
 	return nil
 }
 
-// readKids reads the nodes of a kids array, up to workers at once: reading
-// one may mean inflating an object stream, and each page is a node. A
-// panic of the library stays with its node, to be raised in order.
-func readKids(objects *objectCache, kids pdf.Value, workers int) (values []pdf.Value, failures []any) {
-	n := kids.Len()
+// readKids reads the first nodes of a kids array, at most most of them,
+// up to workers at once: reading one may mean inflating an object stream,
+// and each page is a node. A panic of the library stays with its node, to
+// be raised in order.
+func readKids(objects *objectCache, kids pdf.Value, workers, most int) (values []pdf.Value, failures []any) {
+	n := min(kids.Len(), max(most, 0))
 	values, failures = make([]pdf.Value, n), make([]any, n)
 	var missing []int // not in the cache
 	for i := range n {
