@@ -182,7 +182,7 @@ func (c *chunker) build() {
 		if c.ctx.Err() != nil {
 			return
 		}
-		n := c.tokens(s.start, s.end)
+		n := c.tokensUpTo(s.start, s.end)
 		switch {
 		case n > c.max:
 			flush()
@@ -243,7 +243,7 @@ func (c *chunker) split(s section) {
 
 // fit appends sp to out if it fits in a chunk, else its parts one level down.
 func (c *chunker) fit(out []piece, sp span, level int) []piece {
-	n := c.tokens(sp.start, sp.end)
+	n := c.tokensUpTo(sp.start, sp.end)
 	if n <= c.max || sp.end-sp.start <= 1 {
 		return append(out, piece{sp, n})
 	}
@@ -389,6 +389,23 @@ func (c *chunker) sentences(p span) []span {
 }
 
 func (c *chunker) tokens(start, end int) int { return c.count.Count(c.text[start:end]) }
+
+// maxTokenBytes is the length of the longest token of o200k_base and
+// cl100k_base: a text of more than maxTokenBytes × n bytes has more than
+// n tokens.
+const maxTokenBytes = 128
+
+// tokensUpTo is tokens(start, end) where that can be within the limit,
+// and the limit plus one, uncounted, where the span is too long for it:
+// counting takes memory in proportion to the text counted (some 45 bytes
+// a byte, all at once where no line break cuts it into parts), and a
+// document written as one line (32 MB) is one section of one paragraph.
+func (c *chunker) tokensUpTo(start, end int) int {
+	if end-start > maxTokenBytes*c.max {
+		return c.max + 1
+	}
+	return c.tokens(start, end)
+}
 
 // lineAt is the line that contains byte offset off.
 func (c *chunker) lineAt(off int) int {

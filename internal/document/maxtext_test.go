@@ -172,3 +172,42 @@ func TestSourceOverTheLineLimitIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// longestCounter counts words and remembers the longest text it counted.
+type longestCounter struct{ longest int }
+
+func (c *longestCounter) Count(s string) int {
+	c.longest = max(c.longest, len(s))
+	return len(strings.Fields(s))
+}
+
+// Chunking a document written as one line counts no text longer than a
+// chunk can be (maxTokenBytes a token): the section, the paragraph and the
+// line are the whole document, and counting takes memory in proportion.
+func TestChunkingOneLineCountsBoundedTexts(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := 0; b.Len() < 400_000; i++ {
+		fmt.Fprintf(&b, "Record %d must be kept for ten years. ", i)
+	}
+	text := b.String() + "\n"
+	const limit = 100
+	var c longestCounter
+	chunks, err := ChunkTextContext(context.Background(), text, limit, &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.longest > maxTokenBytes*limit {
+		t.Errorf("a text of %d bytes was counted; at most %d can be within a chunk", c.longest, maxTokenBytes*limit)
+	}
+	var joined strings.Builder
+	for _, ch := range chunks {
+		joined.WriteString(ch.Text)
+		if ch.Tokens > limit || ch.StartLine != 1 || ch.EndLine != 1 {
+			t.Fatalf("%s: %d tokens, lines %d-%d", ch.ID, ch.Tokens, ch.StartLine, ch.EndLine)
+		}
+	}
+	if joined.String() != text || len(chunks) < 400_000/6/limit {
+		t.Errorf("%d chunks that do not add up to the text", len(chunks))
+	}
+}
