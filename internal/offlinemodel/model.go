@@ -407,7 +407,11 @@ func (m *Model) profileChunkReads(f *facts) []llm.ToolCall {
 			continue
 		}
 		for _, n := range profileSample(rng, m.ProfileChunks) {
-			calls = append(calls, call("read_file", map[string]any{"path": chunkPath(n), "limit": 2000}))
+			limit := 2000 // the first chunks whole: the profile is made from them
+			if n >= rng.first+m.ProfileChunks {
+				limit = sampleLines
+			}
+			calls = append(calls, call("read_file", map[string]any{"path": chunkPath(n), "limit": limit}))
 		}
 	}
 	return calls
@@ -417,6 +421,15 @@ func (m *Model) profileChunkReads(f *facts) []llm.ToolCall {
 // spread over the rest of the document: the tables or rules of a document
 // may begin only after many pages of front matter.
 const sampleChunks = 4
+
+// sampleLines is how many lines of a sampled chunk the profile reads: as
+// many as tell a verification table or a rule list from prose (the shape of
+// every corpus document is the one whole chunks give), and few enough that
+// the main agent's prompt, which keeps the profile's reads to the end of a
+// job, stays under the 20,000 tokens BenchmarkParallelNIST80053 allows
+// with --parallel (NIST SP 800-53r3: 25,268 tokens with whole chunks,
+// 19,135 with 40 lines).
+const sampleLines = 40
 
 // profileSample are the chunks the profile of a document is made from: its
 // first k chunks, and sampleChunks spread evenly over the rest.
