@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"creator/internal/pgtest"
 	"creator/internal/queue"
 	"creator/internal/settings"
+	"creator/internal/usage"
 	"creator/workspace"
 )
 
@@ -30,15 +32,19 @@ func testEnv(vars map[string]string) Env {
 }
 
 // --reviewers refuses at once a name the review would refuse on every
-// change: a control or a bidirectional formatting character.
+// change: one with a character no one sees (a control, format or
+// separator character: bidirectional overrides and marks, zero-width
+// characters, line separators), or over 100 characters.
 func TestReviewerNames(t *testing.T) {
 	t.Parallel()
 	if names, err := ReviewerNames([]string{" alice", "bob", "alice"}); err != nil || strings.Join(names, ",") != "alice,bob" {
 		t.Errorf("names %q, %v", names, err)
 	}
-	for _, bad := range []string{"", "al\x00ice", "bob\x7f", "eve\u202Egnp.exe", "mal\u2066lory"} {
-		if _, err := ReviewerNames([]string{"alice", bad}); err == nil {
-			t.Errorf("%q taken", bad)
+	for _, bad := range []string{"", "al\x00ice", "bob\x7f", "eve\u202Egnp.exe", "mal\u2066lory",
+		"al\u200Bice", "alice\u200F", "\u061Calice", "ali\u2028ce", "ali\u2029ce", "bo\u00ADb", "\uFEFFbob", "bob\u2060", strings.Repeat("a", 101)} {
+		var ue *usage.Error
+		if _, err := ReviewerNames([]string{"alice", bad}); !errors.As(err, &ue) {
+			t.Errorf("%+q: %v, want a usage error", bad, err)
 		}
 	}
 }

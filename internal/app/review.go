@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"creator/internal/job"
-	"creator/internal/markdown"
 	"creator/internal/remote"
 	"creator/internal/review"
 	"creator/internal/usage"
@@ -71,6 +69,10 @@ func (w Workspace) Review(ctx context.Context, o ReviewOptions) (*review.Progres
 	if err := CheckJobID(o.Job); err != nil {
 		return nil, err
 	}
+	reviewer, reviewers, err := w.reviewNames(o)
+	if err != nil {
+		return nil, err
+	}
 	mirror, err := w.pull(ctx, o.Job)
 	if err != nil {
 		return nil, err
@@ -103,11 +105,6 @@ func (w Workspace) Review(ctx context.Context, o ReviewOptions) (*review.Progres
 	if err := j.RecordReview(ready.URL); err != nil {
 		return nil, err
 	}
-	reviewer := cmp.Or(o.Reviewer, w.Env.Getenv("USER"))
-	reviewers, err := ReviewerNames(o.Reviewers)
-	if err != nil {
-		return nil, err
-	}
 	svc := review.ForJob(j, review.Config{Reviewer: reviewer, Reviewers: reviewers, Now: w.Env.Now, OutputDelay: time.Second, Log: o.Log})
 	if err := svc.Sync(); err != nil {
 		return nil, err
@@ -131,6 +128,9 @@ func (w Workspace) Review(ctx context.Context, o ReviewOptions) (*review.Progres
 		return nil, err
 	}
 	ready.Progress = listing.Progress
+	if reviewer == "" && len(reviewers) == 0 && w.Env.Log != nil {
+		w.Env.Log("warning: no default reviewer (no --reviewer, and $USER is not set): every change must name its reviewer; the page asks for a name, and an API request without \"reviewer\" is refused")
+	}
 	if o.Ready != nil {
 		o.Ready(ready)
 	}
@@ -147,18 +147,46 @@ func (w Workspace) Review(ctx context.Context, o ReviewOptions) (*review.Progres
 	return nil, nil
 }
 
+// reviewNames are the review's default reviewer, who makes the changes
+// that name nobody (--reviewer, else $USER; none when neither is given),
+// and the only names a change may carry (--reviewers; any when none). A
+// review always knows who decides: one with tokens needs a name to give a
+// token to, and one without a default reviewer takes only changes that
+// name theirs.
+func (w Workspace) reviewNames(o ReviewOptions) (string, []string, error) {
+	reviewers, err := ReviewerNames(o.Reviewers)
+	if err != nil {
+		return "", nil, err
+	}
+	reviewer, from := strings.TrimSpace(o.Reviewer), "--reviewer"
+	if reviewer == "" {
+		reviewer, from = strings.TrimSpace(w.Env.Getenv("USER")), "$USER"
+	}
+	if reviewer != "" {
+		if err := review.CheckReviewerName(reviewer); err != nil {
+			return "", nil, usage.Errorf("%s: %v; give the default reviewer with --reviewer NAME", from, err)
+		}
+	}
+	if o.AllowRemote && reviewer == "" && len(reviewers) == 0 {
+		return "", nil, usage.Errorf("--allow-remote gives each reviewer a token, and no reviewer is named (no --reviewer, and $USER is not set): give --reviewers alice,bob or --reviewer NAME")
+	}
+	return reviewer, reviewers, nil
+}
+
 // ReviewerNames are the reviewers' names given, each once; a name the
-// review would refuse in a decision is refused at once.
+// review would refuse in a decision (review.CheckReviewerName) is refused
+// at once.
 func ReviewerNames(given []string) ([]string, error) {
 	var names []string
 	for _, n := range given {
 		n = strings.TrimSpace(n)
-		switch {
-		case n == "":
+		if n == "" {
 			return nil, usage.Errorf("--reviewers holds an empty name: give names separated by commas, such as alice,bob")
-		case strings.ContainsFunc(n, markdown.Hidden):
-			return nil, usage.Errorf("--reviewers: %q holds a control or bidirectional formatting character", n)
-		case !slices.Contains(names, n):
+		}
+		if err := review.CheckReviewerName(n); err != nil {
+			return nil, usage.Errorf("--reviewers: %v", err)
+		}
+		if !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"creator/internal/settings"
 	"creator/internal/usage"
@@ -156,6 +158,80 @@ func TestReviewTokens(t *testing.T) {
 	}
 	if status, _ := send("POST", "api/requirements/REQ-001/review", `{"decision": "accepted"}`, alice); status != 200 {
 		t.Errorf("alice: %d", status)
+	}
+}
+
+// A review always knows who decides. With $USER unset and no --reviewer
+// a review with tokens has no one to give a token to: it does not start,
+// and says what to give. On loopback it starts, warns, and refuses a
+// change that names nobody rather than record it as nobody's; a name
+// given with --reviewer or --reviewers must be one people can read.
+func TestReviewWithoutAReviewersName(t *testing.T) {
+	t.Parallel()
+	w := completedJob(t, "nameless")
+	var logged strings.Builder
+	w.Env = testEnv(nil)
+	w.Env.Log = func(format string, args ...any) { fmt.Fprintf(&logged, format+"\n", args...) }
+	ctx := context.Background()
+	// A review that starts when it should not stops at this deadline.
+	refused, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var ue *usage.Error
+	for _, o := range []ReviewOptions{
+		{Job: "nameless", Addr: "127.0.0.1:0", AllowRemote: true},
+		{Job: "nameless", Addr: "0.0.0.0:0", AllowRemote: true},
+	} {
+		_, err := w.Review(refused, o)
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--reviewers") || !strings.Contains(err.Error(), "--reviewer NAME") {
+			t.Errorf("%s --allow-remote without a name: %v; want a usage error naming --reviewers and --reviewer", o.Addr, err)
+		}
+	}
+	for _, o := range []ReviewOptions{
+		{Job: "nameless", Addr: "127.0.0.1:0", Reviewer: "al\u200Bice"},
+		{Job: "nameless", Addr: "127.0.0.1:0", AllowRemote: true, Reviewers: []string{"b\u2028ob"}},
+	} {
+		if _, err := w.Review(refused, o); !errors.As(err, &ue) || !strings.Contains(err.Error(), "invisible character") {
+			t.Errorf("%+q %+q: %v; want a usage error", o.Reviewer, o.Reviewers, err)
+		}
+	}
+
+	ctx, stop := context.WithCancel(ctx)
+	ready := make(chan ReviewReady, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Review(ctx, ReviewOptions{Job: "nameless", Addr: "127.0.0.1:0", Ready: func(r ReviewReady) { ready <- r }})
+		done <- err
+	}()
+	var r ReviewReady
+	select {
+	case r = <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	}
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	if !strings.Contains(logged.String(), "warning: no default reviewer") {
+		t.Errorf("no warning of the missing name: %q", logged.String())
+	}
+	post := func(body string) (int, string) {
+		res, err := http.Post(r.URL+"api/requirements/REQ-001/review", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var v struct{ Error string }
+		json.NewDecoder(res.Body).Decode(&v)
+		return res.StatusCode, v.Error
+	}
+	if status, msg := post(`{"decision": "accepted"}`); status != 400 || !strings.Contains(msg, `"reviewer" is missing`) {
+		t.Errorf("a decision naming nobody: %d %q", status, msg)
+	}
+	if status, msg := post(`{"decision": "accepted", "reviewer": "carol"}`); status != 200 {
+		t.Errorf("carol's decision: %d %q", status, msg)
 	}
 }
 

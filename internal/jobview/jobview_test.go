@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +97,35 @@ func TestWaitingForTheServer(t *testing.T) {
 	v := Of(j.View(), true)
 	if want := `the model server failed (attempt 3): HTTP 502 "Provider returned error"; trying again at 2026-11-28T12:00:08Z`; v.Waiting != want {
 		t.Errorf("waiting %q, want %q", v.Waiting, want)
+	}
+}
+
+// The table of `creator list`, and `creator status`, show a file name's
+// invisible characters as escapes: a name cannot hide a part of itself,
+// reorder what it shows (policy<U+202E>fdp.exe reads as policyexe.pdf) or
+// break the table's rows and columns.
+func TestListShowsInvisibleCharactersOfNames(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	names := []string{"poli\u200Bcy.pdf", "policy\u202Efdp.exe", "a\u200Fb\u061Cc\u2028d\u2066e.md", "tab\there.txt", "new\nline.txt", "Größe ≤ 5.pdf"}
+	var inputs []Input
+	for _, n := range names {
+		inputs = append(inputs, Input{Name: n})
+	}
+	if err := WriteList(&b, []View{{ID: "j", State: "completed", Inputs: inputs}}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := `poli\u200bcy.pdf,policy\u202efdp.exe,a\u200fb\u061cc\u2028d\u2066e.md,tab\u0009here.txt,new\u000aline.txt,Größe ≤ 5.pdf`
+	if len(lines) != 2 || !strings.Contains(lines[1], "  "+want+"  ") {
+		t.Errorf("list:\n%s\nwant the inputs %s", b.String(), want)
+	}
+	// And so does status.
+	b.Reset()
+	if err := WriteStatus(&b, View{ID: "j", State: "completed", Inputs: inputs}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `poli\u200bcy.pdf (`) || !strings.Contains(b.String(), `policy\u202efdp.exe (`) {
+		t.Errorf("status:\n%s", b.String())
 	}
 }

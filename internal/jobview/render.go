@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"creator/internal/humanize"
+	"creator/internal/markdown"
 )
 
 // WriteStatus writes the view of one job as `creator status` shows it.
@@ -31,7 +32,7 @@ func WriteStatus(w io.Writer, v View, now time.Time) error {
 	}
 	var inputs []string
 	for _, in := range v.Inputs {
-		inputs = append(inputs, fmt.Sprintf("%s (%s)", in.Name, humanize.Bytes(in.Bytes)))
+		inputs = append(inputs, fmt.Sprintf("%s (%s)", visible(in.Name), humanize.Bytes(in.Bytes)))
 	}
 	row("Input", "%s", strings.Join(inputs, ", "))
 	if v.Model != "" {
@@ -118,7 +119,7 @@ func WriteList(w io.Writer, views []View) error {
 	for _, v := range views {
 		var names []string
 		for _, in := range v.Inputs {
-			names = append(names, in.Name)
+			names = append(names, visible(in.Name))
 		}
 		updated := "-"
 		if !v.UpdatedAt.IsZero() {
@@ -136,4 +137,26 @@ func WriteList(w io.Writer, views []View) error {
 			v.Plan.Done, v.Plan.Total, v.Requirements, covered, humanize.Int(v.Tokens.Prompt+v.Tokens.Completion), cost, updated)
 	}
 	return tw.Flush()
+}
+
+// visible is a file name with each invisible character (markdown.Invisible)
+// written as its escape, \u200b: in a terminal such a character would hide
+// a part of the name, reorder it (policy\u202efdp.exe shows as
+// policyexe.pdf) or, a tab or a new line, break the table.
+func visible(name string) string {
+	if !strings.ContainsFunc(name, markdown.Invisible) {
+		return name
+	}
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case !markdown.Invisible(r):
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
 }

@@ -62,6 +62,18 @@ func Hidden(r rune) bool {
 	return unicode.IsControl(r) || (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069')
 }
 
+// Invisible reports whether r shows nothing of its own or changes how
+// what is around it shows: Hidden's characters, every other format
+// character (zero-width spaces and joiners U+200B–U+200D, the
+// directional marks U+200E, U+200F and U+061C, the word joiner, the
+// byte order mark, the soft hyphen, tags) and the line and paragraph
+// separators U+2028 and U+2029. A name (a reviewer's, a file's) holds
+// none of them: two names that look alike are then alike. Text keeps the
+// others, which writing systems need (a zero-width non-joiner in Persian).
+func Invisible(r rune) bool {
+	return Hidden(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
 // intraword reports whether the byte at i has a letter or digit on both
 // sides: an underscore there never marks emphasis (snake_case, chunk_004).
 func intraword(s string, i int) bool {

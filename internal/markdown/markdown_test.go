@@ -39,3 +39,21 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+// Invisible takes in, beyond Hidden's characters, every character that
+// shows nothing of its own: format characters and the line and paragraph
+// separators; no letter, mark, space or symbol.
+func TestInvisible(t *testing.T) {
+	t.Parallel()
+	for _, r := range []rune{'\x00', '\x1b', '\u0085', '\u00AD', '\u061C', '\u180E', '\u200B', '\u200C', '\u200D', '\u200E', '\u200F',
+		'\u2028', '\u2029', '\u202A', '\u202E', '\u2060', '\u2066', '\u2069', '\uFEFF', '\U000E0041'} {
+		if !Invisible(r) {
+			t.Errorf("U+%04X is not invisible", r)
+		}
+	}
+	for _, r := range []rune{'a', 'ß', 'é', '\u0301', ' ', '\u00A0', '-', '\u05D0', '\u0627', '\u4E2D', '\U0001F600'} {
+		if Invisible(r) {
+			t.Errorf("U+%04X is invisible", r)
+		}
+	}
+}

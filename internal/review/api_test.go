@@ -374,6 +374,42 @@ func TestReviewers(t *testing.T) {
 	}
 }
 
+// Every change names who made it: without a default reviewer a change
+// that names nobody is refused, naming the field, and so is a name with a
+// character no one sees.
+func TestEveryChangeNamesItsReviewer(t *testing.T) {
+	t.Parallel()
+	job := newJob(t, true)
+	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: func() time.Time { return testNow }})
+	srv := serve(t, svc, HandlerOptions{})
+	before := folderHash(t, job.Dir)
+	for path, body := range map[string]string{
+		"/api/requirements/REQ-001/review":   `{"decision": "accepted"}`,
+		"/api/requirements/REQ-001/comments": `{"text": "who says this?"}`,
+		"/api/requirements/REQ-001/undo":     `{"reviewer": "  "}`,
+		"/api/review/bulk":                   `{"ids": ["REQ-001"], "decision": "accepted"}`,
+	} {
+		if status, _, v := call(t, srv, "POST", path, body); status != 400 || !strings.HasPrefix(fmt.Sprint(obj(v)["error"]), `"reviewer" is missing`) {
+			t.Errorf("%s %s: %d %v", path, body, status, v)
+		}
+	}
+	for _, name := range []string{"al\u200Bice", "alice\u200F", "\u061Calice", "ali\u2028ce", "ali\u00ADce", "\uFEFFalice", "alice\u2060", "bob\u202E", "\u2066bob"} {
+		body := fmt.Sprintf(`{"decision": "accepted", "reviewer": %q}`, name)
+		if status, _, v := call(t, srv, "POST", "/api/requirements/REQ-001/review", body); status != 400 || !strings.Contains(fmt.Sprint(obj(v)["error"]), "invisible character") {
+			t.Errorf("%+q: %d %v", name, status, v)
+		}
+	}
+	if folderHash(t, job.Dir) != before {
+		t.Error("a refused change changed the job folder")
+	}
+	if status, _, v := call(t, srv, "POST", "/api/requirements/REQ-001/review", `{"decision": "accepted", "reviewer": "alice"}`); status != 200 {
+		t.Fatalf("named: %d %v", status, v)
+	}
+	if log := logOf(t, job); len(log) != 1 || log[0].Reviewer != "alice" {
+		t.Errorf("log %+v", log)
+	}
+}
+
 // With tokens every API request needs one, and it makes the reviewer.
 func TestTokens(t *testing.T) {
 	t.Parallel()
@@ -438,7 +474,7 @@ func TestComments(t *testing.T) {
 		`{"text": "bell\u0007"}`:                           "control character",
 		`{"text": "carriage\rreturn"}`:                     "control character",
 		`{"text": "right\u202Eleft"}`:                      "bidirectional formatting character U+202E at character 6",
-		`{"reviewer": "eve\u202E", "text": "x"}`:           "bidirectional",
+		`{"reviewer": "eve\u202E", "text": "x"}`:           "invisible character U+202E",
 		`{"text": "x", "note": "y"}`:                       `unknown field "note"`,
 		`{"text": 3}`:                                      "wrong type",
 	} {
@@ -519,7 +555,7 @@ func TestBulk(t *testing.T) {
 func TestOutputsFollowDecisions(t *testing.T) {
 	t.Parallel()
 	job := newJob(t, true)
-	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: func() time.Time { return testNow }, OutputDelay: time.Hour})
+	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: func() time.Time { return testNow }, Reviewer: "alice", OutputDelay: time.Hour})
 	srv := serve(t, svc, HandlerOptions{})
 	call(t, srv, "POST", "/api/requirements/REQ-001/review", `{"decision": "accepted"}`)
 	if recs := outputRecords(t, job); recs[0].Review != nil {
@@ -540,7 +576,7 @@ func TestOutputsFollowDecisions(t *testing.T) {
 	}
 
 	// After a short pause the timer writes them.
-	quick := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: func() time.Time { return testNow }, OutputDelay: time.Millisecond})
+	quick := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: func() time.Time { return testNow }, Reviewer: "alice", OutputDelay: time.Millisecond})
 	if _, _, err := quick.Decide("REQ-002", Decision{Decision: "rejected", Note: "no"}); err != nil {
 		t.Fatal(err)
 	}

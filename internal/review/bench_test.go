@@ -71,7 +71,7 @@ func largeJob(b *testing.B) *workspace.Job {
 // output files once decisions pause.
 func BenchmarkDecide(b *testing.B) {
 	job := largeJob(b)
-	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now, OutputDelay: time.Second})
+	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now, OutputDelay: time.Second, Reviewer: "alice"})
 	b.Cleanup(func() { svc.Flush() })
 	i := 0
 	for b.Loop() {
@@ -86,7 +86,7 @@ func BenchmarkDecide(b *testing.B) {
 // BenchmarkList lists the 900 requirements of a job with their reviews.
 func BenchmarkList(b *testing.B) {
 	job := largeJob(b)
-	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now})
+	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now, Reviewer: "alice"})
 	for b.Loop() {
 		if l, err := svc.List(); err != nil || len(l.Requirements) != 900 {
 			b.Fatal(err, len(l.Requirements))
@@ -97,7 +97,7 @@ func BenchmarkList(b *testing.B) {
 // BenchmarkDetail shows one requirement of 900 with its source passage.
 func BenchmarkDetail(b *testing.B) {
 	job := largeJob(b)
-	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now})
+	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now, Reviewer: "alice"})
 	for b.Loop() {
 		if d, err := svc.Detail("REQ-450"); err != nil || len(d.Sources) != 1 || d.Sources[0].Problem != "" {
 			b.Fatal(err, d.Sources)
@@ -110,7 +110,7 @@ func BenchmarkDetail(b *testing.B) {
 // did before it waited for a pause.
 func BenchmarkDecideWritingOutputs(b *testing.B) {
 	job := largeJob(b)
-	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now})
+	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now, Reviewer: "alice"})
 	i := 0
 	for b.Loop() {
 		i++
@@ -126,7 +126,7 @@ func BenchmarkDecideWritingOutputs(b *testing.B) {
 // 10 s an op (go test -bench 1000Decisions -benchtime 1x).
 func Benchmark1000Decisions(b *testing.B) {
 	job := largeJob(b)
-	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now, OutputDelay: time.Second})
+	svc := New(Config{JobID: job.ID, Store: reqstore.Open(job), Files: job, Now: time.Now, OutputDelay: time.Second, Reviewer: "alice"})
 	for b.Loop() {
 		for i := range 1000 {
 			d := Decision{Decision: requirement.Accepted}

@@ -528,23 +528,46 @@ func matches(r requirement.Record, e reviewlog.Entry, before bool) bool {
 // maxReviewer bounds a reviewer's name, in characters.
 const maxReviewer = 100
 
+// CheckReviewerName refuses a name no change may carry: empty, over
+// maxReviewer characters, or holding an invisible character
+// (markdown.Invisible), with which two reviewers' names could look alike
+// or a name could reorder what the history around it shows.
+func CheckReviewerName(name string) error {
+	if name == "" {
+		return inputErrorf("the reviewer's name is empty")
+	}
+	if n := utf8.RuneCountInString(name); n > maxReviewer {
+		return inputErrorf("the reviewer's name is %d characters long; keep it to %d", n, maxReviewer)
+	}
+	pos := 0
+	for _, r := range name {
+		pos++
+		if markdown.Invisible(r) {
+			return inputErrorf("the reviewer's name %q holds the invisible character U+%04X at character %d (a control, format or separator character): a name is made of characters people see", name, r, pos)
+		}
+	}
+	return nil
+}
+
 // reviewer is who makes a change: name, or the default reviewer, one of
-// the reviewers when they are restricted.
+// the reviewers when they are restricted. Every change names someone: a
+// change that names nobody in a review without a default reviewer is
+// refused.
 func (s *Service) reviewer(name string) (string, error) {
 	given := name != ""
 	if !given {
 		name = s.cfg.Reviewer
 	}
-	if utf8.RuneCountInString(name) > maxReviewer {
-		return "", inputErrorf("the reviewer's name is %d characters long; keep it to %d", utf8.RuneCountInString(name), maxReviewer)
+	switch {
+	case !given && len(s.cfg.Reviewers) > 0 && !slices.Contains(s.cfg.Reviewers, name):
+		return "", inputErrorf("name the reviewer in \"reviewer\": one of %s", strings.Join(s.cfg.Reviewers, ", "))
+	case name == "":
+		return "", inputErrorf("\"reviewer\" is missing: name who decides in \"reviewer\" (this review has no default reviewer)")
 	}
-	if strings.ContainsFunc(name, markdown.Hidden) {
-		return "", inputErrorf("the reviewer's name %q holds a control or bidirectional formatting character", name)
+	if err := CheckReviewerName(name); err != nil {
+		return "", err
 	}
 	if len(s.cfg.Reviewers) > 0 && !slices.Contains(s.cfg.Reviewers, name) {
-		if !given {
-			return "", inputErrorf("name the reviewer in \"reviewer\": one of %s", strings.Join(s.cfg.Reviewers, ", "))
-		}
 		return "", inputErrorf("%q is not a reviewer of this review: the reviewers are %s", name, strings.Join(s.cfg.Reviewers, ", "))
 	}
 	return name, nil

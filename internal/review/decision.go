@@ -23,7 +23,8 @@ type Decision struct {
 	Note string `json:"note,omitempty"`
 	// Changes are the new values of edited fields, for decision edited.
 	Changes map[string]string `json:"changes,omitempty"`
-	// Reviewer names who decides; empty: the review's default reviewer.
+	// Reviewer names who decides; empty: the review's default reviewer,
+	// and without one the decision is refused.
 	Reviewer string `json:"reviewer,omitempty"`
 	// Version, when given, is the requirement's version the decision was
 	// taken on: another version is a conflict, and nothing is changed.

@@ -34,8 +34,8 @@ type Config struct {
 	Store *reqstore.Store
 	Files Files
 	Now   func() time.Time
-	// Reviewer names who decides when a decision names nobody; may be
-	// empty.
+	// Reviewer names who decides when a decision names nobody; when
+	// empty, every change must name its reviewer.
 	Reviewer string
 	// Reviewers, when given, are the only names a decision may carry.
 	Reviewers []string
