@@ -212,3 +212,27 @@ func TestCountContext(t *testing.T) {
 		t.Fatalf("cancelled after 3 parts: %v, %d parts counted", err, counted)
 	}
 }
+
+// A text without line breaks is encoded in pieces cut before a space
+// between two letters, and its count is that of the whole, for each
+// encoding: words, numbers, marks, punctuation and runs of spaces, in one
+// line of some 200 KB.
+func TestOneLineInPiecesAddsUp(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 9))
+	pieces := []string{" word", " Wörter", " 日本語", " 123", "\u0301", "'s", "!!", "-", " ", "  ", "\t", " e\u0301", " x", "I", ". The"}
+	var b strings.Builder
+	for b.Len() < 3*encodePiece {
+		b.WriteString(pieces[rng.IntN(len(pieces))])
+	}
+	s := b.String()
+	for _, enc := range []string{DefaultEncoding, "cl100k_base"} {
+		c, err := New(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := c.countSerial(s), len(c.enc.EncodeOrdinary(s)); got != want {
+			t.Errorf("%s: %d tokens in pieces, %d whole", enc, got, want)
+		}
+	}
+}
