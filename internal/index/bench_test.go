@@ -86,7 +86,8 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // from the text of NIST SP 800-53 Rev. 3, then measures a ranked query
 // (goal: median ≤ 10 ms), `grep -rin` over the same files for the same
 // words and the ratio (goal: at least 10× faster than grep), and indexing
-// one 6 KB chunk on write (goal: median ≤ 5 ms).
+// one 6 KB chunk written, the batch the next search runs first (goal:
+// median ≤ 5 ms).
 func BenchmarkSearchNIST80053(b *testing.B) {
 	dir, text := benchFolder(b)
 	start := time.Now()
@@ -153,9 +154,20 @@ func BenchmarkSearchNIST80053(b *testing.B) {
 	})
 
 	b.Run("index-chunk", func(b *testing.B) {
-		ds := timeWrites(b, dir, text, func(rel string) { x.FileChanged(rel) })
-		if len(x.dirty) > 0 {
-			b.Fatalf("indexing failed for %v", x.dirty)
+		ds := timeWrites(b, dir, text, func(rel string) {
+			x.FileChanged(rel)
+			// FileChanged only notes the file: it is indexed in one
+			// batch with the others written before the next search.
+			// That batch, of one file here, is what a write costs.
+			x.mu.Lock()
+			x.refreshDirty()
+			x.mu.Unlock()
+		})
+		x.mu.Lock()
+		dirty := len(x.dirty)
+		x.mu.Unlock()
+		if dirty > 0 {
+			b.Fatalf("indexing failed for %d files", dirty)
 		}
 		m := median(ds)
 		b.ReportMetric(ms(m), "median-ms/chunk")
