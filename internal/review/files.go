@@ -1,12 +1,18 @@
 package review
 
 import (
+	"cmp"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"mime"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"strconv"
@@ -136,6 +142,64 @@ func serveDocument(w http.ResponseWriter, r *http.Request, j *job.View) {
 	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": name}))
 	h.Set("Cache-Control", "no-cache")
 	http.ServeContent(w, r, name, fi.ModTime().Truncate(time.Second), content)
+}
+
+// documentLinks make and check the addresses that open one document of
+// the job without a reviewer's token: /documents/KEY/NAME, KEY an HMAC of
+// NAME under a secret of this server. A tab cannot send a token, and a
+// document must not be opened from memory (a blob: address is of the
+// page's origin, unsandboxed: an HTML document there reads the token the
+// page keeps and posts forms anywhere); from this address it comes as
+// /api/documents/NAME does, sandboxed unless a PDF. The address opens
+// that document and nothing else — what a document reads of its own
+// address gives it nothing — and none once the review stops.
+type documentLinks struct{ secret []byte }
+
+func newDocumentLinks() documentLinks { return documentLinks{secret: []byte(rand.Text())} }
+
+func (d documentLinks) key(name string) []byte {
+	mac := hmac.New(sha256.New, d.secret)
+	mac.Write([]byte(name))
+	return mac.Sum(nil)
+}
+
+// link is the address that opens document name.
+func (d documentLinks) link(name string) string {
+	return "/documents/" + hex.EncodeToString(d.key(name)) + "/" + url.PathEscape(name)
+}
+
+// opens reports whether key is that of document name's address.
+func (d documentLinks) opens(key, name string) bool {
+	k, err := hex.DecodeString(key)
+	return err == nil && hmac.Equal(k, d.key(name))
+}
+
+// serveDocumentLink answers GET /api/documents/{name}/link with the
+// address that opens the document without a token: {"url": "/documents/…"}.
+func serveDocumentLink(w http.ResponseWriter, r *http.Request, j *job.View, links documentLinks) {
+	name := r.PathValue("name")
+	info, err := j.Info()
+	if err != nil {
+		respond(w, nil, err)
+		return
+	}
+	if !slices.Contains(info.InputNames(), name) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("%q is not a document of job '%s'; its documents: %s", name, j.ID, cmp.Or(strings.Join(info.InputNames(), ", "), "none")))
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		URL string `json:"url"`
+	}{links.link(name)})
+}
+
+// serveLinkedDocument answers GET /documents/{key}/{name}, an address of
+// documentLinks, with the document as serveDocument serves it.
+func serveLinkedDocument(w http.ResponseWriter, r *http.Request, j *job.View, links documentLinks) {
+	if !links.opens(r.PathValue("key"), r.PathValue("name")) {
+		writeError(w, http.StatusNotFound, "this address opens no document: open the document from the review page")
+		return
+	}
+	serveDocument(w, r, j)
 }
 
 // serveSections answers GET /api/sections with the heading path of the

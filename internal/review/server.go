@@ -61,6 +61,8 @@ type HandlerOptions struct {
 //	GET  /api/sections                       each requirement's section (with Job)
 //	GET  /api/export?format=F                the job's export, a download (with Job)
 //	GET  /api/documents/{name}               a source document of the job (with Job)
+//	GET  /api/documents/{name}/link          {url}: the address that opens it without a token (with Job)
+//	GET  /documents/{key}/{name}             the document, at that address (with Job)
 //
 // Errors are JSON objects {"error": "..."}: 400 for a bad request (nothing
 // is changed), 401 without a valid token, 403 for another origin or
@@ -80,10 +82,13 @@ func Handler(s *Service, opts HandlerOptions) http.Handler {
 		"/api/review/bulk": "POST", "/api/outputs": "GET, POST",
 	}
 	if j := opts.Job; j != nil {
+		links := newDocumentLinks()
 		mux.HandleFunc("GET /api/sections", func(w http.ResponseWriter, r *http.Request) { serveSections(w, s, j) })
 		mux.HandleFunc("GET /api/export", func(w http.ResponseWriter, r *http.Request) { serveExport(w, r, s, j, opts.Version) })
 		mux.HandleFunc("GET /api/documents/{name}", func(w http.ResponseWriter, r *http.Request) { serveDocument(w, r, j) })
-		allowed["/api/sections"], allowed["/api/export"], allowed["/api/documents/{name}"] = "GET", "GET", "GET"
+		mux.HandleFunc("GET /api/documents/{name}/link", func(w http.ResponseWriter, r *http.Request) { serveDocumentLink(w, r, j, links) })
+		mux.HandleFunc("GET /documents/{key}/{name}", func(w http.ResponseWriter, r *http.Request) { serveLinkedDocument(w, r, j, links) })
+		allowed["/api/sections"], allowed["/api/export"], allowed["/api/documents/{name}"], allowed["/api/documents/{name}/link"] = "GET", "GET", "GET", "GET"
 	}
 	handleUnrouted(mux, allowed)
 	return guard(authenticate(mux, opts.Tokens), opts.AnyHost)
