@@ -116,7 +116,10 @@ func serveDocument(w http.ResponseWriter, r *http.Request, j *job.View) {
 		return
 	}
 	if err != nil {
-		respond(w, nil, err)
+		// A link out of the job, or a file that cannot be read: the
+		// document is not there to serve, and the job's paths are no
+		// one's business.
+		writeError(w, http.StatusNotFound, fmt.Sprintf("document %q of job '%s' cannot be opened: it is no readable file of the job's input folder", name, j.ID))
 		return
 	}
 	defer f.Close()

@@ -132,3 +132,44 @@ func TestDocumentLinks(t *testing.T) {
 		}
 	}
 }
+
+// A document of the job that is a link out of it is no document to serve:
+// 404, and no path of the machine in the answer.
+func TestDocumentLinkingOut(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	doc := filepath.Join(base, "policy.txt")
+	os.WriteFile(doc, []byte("Backups must be encrypted.\n"), 0o644)
+	secret := filepath.Join(base, "secret-elsewhere.txt")
+	os.WriteFile(secret, []byte("not the job's"), 0o644)
+	root := filepath.Join(base, "ws")
+	ws, err := workspace.Create(root, workspace.CreateOptions{ID: "d", Inputs: []string{doc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	input := filepath.Join(ws.Dir, "input", "policy.txt")
+	os.Chmod(input, 0o644)
+	if err := os.Remove(input); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, input); err != nil {
+		t.Fatal(err)
+	}
+	view, err := job.OpenView(root, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { view.Close() })
+	srv := httptest.NewServer(Handler(New(Config{JobID: "d", Store: reqstore.Open(ws), Files: ws}), HandlerOptions{Job: view}))
+	t.Cleanup(srv.Close)
+	res, err := http.Get(srv.URL + "/api/documents/policy.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotFound || strings.Contains(string(body), base) || strings.Contains(string(body), "not the job's") {
+		t.Errorf("%d %s", res.StatusCode, body)
+	}
+}
