@@ -134,8 +134,20 @@ func runContextJob(tb testing.TB, doc string, cfg compaction.Config, allTools bo
 // for each the peak and total prompt tokens of the agent's calls, the
 // clearings and summaries, and the share of calls whose prompt starts with
 // the previous call's prompt unchanged (what a prompt cache reuses).
+//
+// A smoke run (CREATOR_BENCH_SMOKE=1, as CI's) takes GoBD, a seventh of
+// the text, which still takes the prompt past the defaults' clearing and
+// 20,000 tokens' summaries. It holds the goals of the peaks and of the
+// job's completion, not the two of the long document: that without
+// compaction the prompt goes far past the defaults' peak, and the share
+// of prompts that keep their prefix (in a short job each clearing weighs
+// more: 0.80 on GoBD).
 func BenchmarkContextNIST80053(b *testing.B) {
-	doc := corpustest.Path(b, "NIST.SP.800-53r3.pdf")
+	name := "NIST.SP.800-53r3.pdf"
+	if benchSmoke() {
+		name = "GoBD.pdf"
+	}
+	doc := corpustest.Path(b, name)
 	type contextCase struct {
 		name     string
 		cfg      compaction.Config
@@ -172,13 +184,13 @@ func BenchmarkContextNIST80053(b *testing.B) {
 			if c.peakMost > 0 && f.peak > c.peakMost {
 				b.Errorf("peak prompt %d tokens, goal ≤ %d", f.peak, c.peakMost)
 			}
-			if c.name == "defaults" && f.prefixShare() < 0.80 {
+			if c.name == "defaults" && f.prefixShare() < 0.80 && !benchSmoke() {
 				b.Errorf("prefix unchanged in %.2f of the calls, goal ≥ 0.80", f.prefixShare())
 			}
 			peaks = append(peaks, f.peak)
 		})
 	}
-	if len(peaks) >= 2 && peaks[0] <= 2*cases[1].peakMost {
+	if len(peaks) >= 2 && peaks[0] <= 2*cases[1].peakMost && !benchSmoke() {
 		b.Errorf("without compaction the prompt peaked at %d tokens; the document should take it far past %d", peaks[0], cases[1].peakMost)
 	}
 }

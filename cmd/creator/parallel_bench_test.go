@@ -28,15 +28,31 @@ func (f parallelFigures) ratio() float64 {
 	return f.load.EffectivePromptTokens() / float64(f.docTokens)
 }
 
+// benchSmoke reports whether CREATOR_BENCH_SMOKE=1 asks for the run of
+// every benchmark once that CI makes (make bench-smoke), in seconds
+// rather than minutes: the whole jobs take a smaller document or fewer of
+// them, the server a fiftieth of the latency, and the goals that only
+// the full input or an idle machine can show (speed-ups, shares of a long
+// document) are reported but not held; each benchmark says which.
+func benchSmoke() bool { return os.Getenv("CREATOR_BENCH_SMOKE") == "1" }
+
+// smokeLatencyScale is the latency scale of a smoke run: the server still
+// holds every request and serves a few at once, but for a fiftieth of the
+// time.
+const smokeLatencyScale = 0.02
+
 // benchLatencyScale is the share of the latency the benchmark
 // waits: 8 slots, 50 ms + 0.02 ms per prompt token, times the scale.
 // CREATOR_BENCH_LATENCY_SCALE sets it; the default, 1, is the issue's
-// latency in full. A smaller scale gives the same requests and tokens
-// sooner, but not the same speed-ups: the time the process itself spends
-// (the scripted model, the saves, the search index) does not shrink with
-// it, and it is serial in part.
+// latency in full (smokeLatencyScale in a smoke run). A smaller scale
+// gives the same requests and tokens sooner, but not the same speed-ups:
+// the time the process itself spends (the scripted model, the saves, the
+// search index) does not shrink with it, and it is serial in part.
 func benchLatencyScale(b *testing.B) float64 {
 	s := os.Getenv("CREATOR_BENCH_LATENCY_SCALE")
+	if s == "" && benchSmoke() {
+		return smokeLatencyScale
+	}
 	if s == "" {
 		return 1
 	}
@@ -104,8 +120,18 @@ func docTokens(b *testing.B, root, id string) int {
 // The goals (the issue's): with N ≥ 1 the effective prompt is at most 2.0
 // times the document and no prompt exceeds 20,000 tokens; --parallel 8
 // takes at most a quarter of --parallel 0's wall time.
+//
+// A smoke run (CREATOR_BENCH_SMOKE=1, as CI's) takes GoBD, a seventh of
+// the text, and a fiftieth of the latency, and holds only the goal of the
+// largest prompt: the effective prompt's share is a goal for the long
+// document, of whose tokens the main agent's own prompts are a small part
+// (2.9× on GoBD), and the speed-up one for the full latency.
 func BenchmarkParallelNIST80053(b *testing.B) {
-	doc := corpustest.Path(b, "NIST.SP.800-53r3.pdf")
+	name := "NIST.SP.800-53r3.pdf"
+	if benchSmoke() {
+		name = "GoBD.pdf"
+	}
+	doc := corpustest.Path(b, name)
 	scale := benchLatencyScale(b)
 	lat := fakellm.Latency{Slots: 8,
 		Base:           time.Duration(scale * float64(50*time.Millisecond)),
@@ -128,7 +154,7 @@ func BenchmarkParallelNIST80053(b *testing.B) {
 				b.ReportMetric(figs[0].wall.Seconds()/f.wall.Seconds(), "speed-up")
 			}
 			if n >= 1 {
-				if r := f.ratio(); r > 2.0 {
+				if r := f.ratio(); r > 2.0 && !benchSmoke() {
 					b.Errorf("--parallel %d: effective prompt tokens %.2f× the document's, goal ≤ 2.0×", n, r)
 				}
 				if f.load.LargestPrompt > 20000 {
@@ -142,15 +168,15 @@ func BenchmarkParallelNIST80053(b *testing.B) {
 		return // a sub-benchmark was left out (-bench …/parallel-8) or failed
 	}
 	var t strings.Builder
-	fmt.Fprintf(&t, "NIST SP 800-53r3, %d document tokens (extracted text bytes / 4); 8 slots, %v + %v per prompt token\n",
-		figs[0].docTokens, lat.Base, lat.PerPromptToken)
+	fmt.Fprintf(&t, "%s, %d document tokens (extracted text bytes / 4); 8 slots, %v + %v per prompt token\n",
+		name, figs[0].docTokens, lat.Base, lat.PerPromptToken)
 	fmt.Fprintf(&t, "%-10s %9s %9s %12s %13s %17s %9s %9s\n", "parallel", "wall", "requests", "peak prompt", "total prompt", "effective prompt", "eff/doc", "speed-up")
 	for i, f := range figs {
 		fmt.Fprintf(&t, "%-10d %8.1fs %9d %12d %13d %17.0f %8.2f× %8.1f×\n", levels[i], f.wall.Seconds(), f.load.Served,
 			f.load.LargestPrompt, f.load.PromptTokens, f.load.EffectivePromptTokens(), f.ratio(), figs[0].wall.Seconds()/f.wall.Seconds())
 	}
 	fmt.Print(t.String())
-	if s := figs[0].wall.Seconds() / figs[len(figs)-1].wall.Seconds(); s < 4 {
+	if s := figs[0].wall.Seconds() / figs[len(figs)-1].wall.Seconds(); s < 4 && !benchSmoke() {
 		b.Errorf("--parallel %d is %.2f× faster than --parallel 0, goal ≥ 4×", levels[len(levels)-1], s)
 	}
 }

@@ -27,11 +27,21 @@ var benchWords = []string{
 const (
 	benchFiles     = 2000
 	benchFileBytes = 5000
+	// smokeFiles are the chunk files of a smoke run.
+	smokeFiles = 200
 )
 
-// benchFolder writes benchFiles chunk files of about benchFileBytes each,
-// cut from the text of NIST SP 800-53 Rev. 3 at shifting offsets (about
-// 10 MB in all), and returns the folder and the text.
+// benchSmoke reports whether CREATOR_BENCH_SMOKE=1 asks for the run of
+// every benchmark once that CI makes (make bench-smoke), in seconds: the
+// benchmarks take smaller inputs, and their goals of time, which neither
+// the smaller input nor a machine shared with other work can show, are
+// reported but not held; each benchmark says which.
+func benchSmoke() bool { return os.Getenv("CREATOR_BENCH_SMOKE") == "1" }
+
+// benchFolder writes benchFiles chunk files of about benchFileBytes each
+// (smokeFiles in a smoke run), cut from the text of NIST SP 800-53 Rev. 3
+// at shifting offsets (about 10 MB in all), and returns the folder and the
+// text.
 func benchFolder(b *testing.B) (string, string) {
 	b.Helper()
 	pdf := corpustest.Path(b, "NIST.SP.800-53r3.pdf")
@@ -44,15 +54,19 @@ func benchFolder(b *testing.B) (string, string) {
 	if err := os.MkdirAll(filepath.Join(dir, "chunks"), 0o755); err != nil {
 		b.Fatal(err)
 	}
+	files := benchFiles
+	if benchSmoke() {
+		files = smokeFiles
+	}
 	total := 0
-	for i := range benchFiles {
+	for i := range files {
 		piece := window(text, (i*benchFileBytes+i/150*1733)%len(text), benchFileBytes)
 		total += len(piece)
 		if err := os.WriteFile(filepath.Join(dir, "chunks", fmt.Sprintf("chunk_%04d.md", i+1)), []byte(piece), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.Logf("%d files, %.1f MB", benchFiles, float64(total)/1e6)
+	b.Logf("%d files, %.1f MB", files, float64(total)/1e6)
 	return dir, text
 }
 
@@ -88,6 +102,10 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // words and the ratio (goal: at least 10× faster than grep), and indexing
 // one 6 KB chunk written, the batch the next search runs first (goal:
 // median ≤ 5 ms).
+//
+// A smoke run (CREATOR_BENCH_SMOKE=1, as CI's) indexes 200 files and holds
+// none of the three goals, which are of time: each query and write must
+// still succeed.
 func BenchmarkSearchNIST80053(b *testing.B) {
 	dir, text := benchFolder(b)
 	start := time.Now()
@@ -114,7 +132,7 @@ func BenchmarkSearchNIST80053(b *testing.B) {
 		queryMedian = median(ds)
 		b.ReportMetric(ms(queryMedian), "median-ms/query")
 		b.ReportMetric(0, "ns/op")
-		if queryMedian > 10*time.Millisecond {
+		if queryMedian > 10*time.Millisecond && !benchSmoke() {
 			b.Errorf("median query %s, goal ≤ 10 ms", queryMedian)
 		}
 	})
@@ -147,7 +165,7 @@ func BenchmarkSearchNIST80053(b *testing.B) {
 			ratio := float64(m) / float64(queryMedian)
 			b.ReportMetric(ratio, "grep/index")
 			b.Logf("grep -rin median %s, index median %s: %.0f× (LC_ALL=C)", m, queryMedian, ratio)
-			if ratio < 10 {
+			if ratio < 10 && !benchSmoke() {
 				b.Errorf("the index is %.1f× faster than grep, goal ≥ 10×", ratio)
 			}
 		}
@@ -171,7 +189,7 @@ func BenchmarkSearchNIST80053(b *testing.B) {
 		}
 		m := median(ds)
 		b.ReportMetric(ms(m), "median-ms/chunk")
-		if m > 5*time.Millisecond {
+		if m > 5*time.Millisecond && !benchSmoke() {
 			b.Errorf("median indexing of a 6 KB chunk %s, goal ≤ 5 ms", m)
 		}
 	})
@@ -182,6 +200,9 @@ func BenchmarkSearchNIST80053(b *testing.B) {
 // BM25 and cosine over every passage fused by rank (goal: median ≤ 10 ms
 // besides the embedding call for the query), and indexing and embedding
 // one 6 KB chunk on write.
+//
+// A smoke run (CREATOR_BENCH_SMOKE=1, as CI's) embeds 200 files and does
+// not hold the goal of time.
 func BenchmarkHybridNIST80053(b *testing.B) {
 	dir, text := benchFolder(b)
 	x, err := OpenWith(context.Background(), dir, os.DirFS(dir), Options{Embedder: &bagEmbedder{model: "bag", dim: 384}})
@@ -210,7 +231,7 @@ func BenchmarkHybridNIST80053(b *testing.B) {
 		m := median(ds)
 		b.ReportMetric(ms(m), "median-ms/query")
 		b.ReportMetric(0, "ns/op")
-		if m > 10*time.Millisecond {
+		if m > 10*time.Millisecond && !benchSmoke() {
 			b.Errorf("median hybrid query %s, goal ≤ 10 ms", m)
 		}
 	})
