@@ -330,18 +330,30 @@ type run struct {
 
 // checkLimits stops the loop at an interruption or a budget.
 func (a *Agent) checkLimits(ctx context.Context) (Outcome, bool) {
-	t := a.jobTotals()
-	switch {
-	case ctx.Err() != nil:
+	if ctx.Err() != nil {
 		return Outcome{Kind: Interrupted, Reason: "interrupted"}, true
-	case a.Limits.MaxSteps > 0 && t.Steps >= a.Limits.MaxSteps:
-		return Outcome{Kind: StepLimit, Reason: fmt.Sprintf("the step limit of %d was reached", a.Limits.MaxSteps)}, true
-	case a.Limits.MaxTokens > 0 && t.Tokens() >= a.Limits.MaxTokens:
-		return Outcome{Kind: TokenLimit, Reason: fmt.Sprintf("the token budget of %d was reached", a.Limits.MaxTokens)}, true
-	case a.Limits.MaxCost > 0 && t.CostUSD >= a.Limits.MaxCost:
-		return Outcome{Kind: CostLimit, Reason: fmt.Sprintf("the cost budget of $%.2f was reached ($%.2f spent)", a.Limits.MaxCost, t.CostUSD)}, true
-	case a.Limits.MaxOwnSteps > 0 && a.totals.Steps >= a.Limits.MaxOwnSteps+a.ownProgress():
+	}
+	if out, ok := a.Limits.Reached(a.jobTotals()); ok {
+		return out, true
+	}
+	if a.Limits.MaxOwnSteps > 0 && a.totals.Steps >= a.Limits.MaxOwnSteps+a.ownProgress() {
 		return Outcome{Kind: StepLimit, Reason: fmt.Sprintf("its limit of %d model calls was reached", a.Limits.MaxOwnSteps+a.ownProgress())}, true
+	}
+	return Outcome{}, false
+}
+
+// Reached reports whether the job's totals t have reached one of its
+// budgets (MaxSteps, MaxTokens, MaxCost), with the outcome the loop stops
+// at. An agent started on a Meter past a budget would stop before its
+// first call; whoever starts agents asks this first.
+func (l Limits) Reached(t Totals) (Outcome, bool) {
+	switch {
+	case l.MaxSteps > 0 && t.Steps >= l.MaxSteps:
+		return Outcome{Kind: StepLimit, Reason: fmt.Sprintf("the step limit of %d was reached", l.MaxSteps)}, true
+	case l.MaxTokens > 0 && t.Tokens() >= l.MaxTokens:
+		return Outcome{Kind: TokenLimit, Reason: fmt.Sprintf("the token budget of %d was reached", l.MaxTokens)}, true
+	case l.MaxCost > 0 && t.CostUSD >= l.MaxCost:
+		return Outcome{Kind: CostLimit, Reason: fmt.Sprintf("the cost budget of $%.2f was reached ($%.2f spent)", l.MaxCost, t.CostUSD)}, true
 	}
 	return Outcome{}, false
 }
