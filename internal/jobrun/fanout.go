@@ -79,8 +79,8 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 	f.setTotal(len(ids))
 	f.startSubagents(ctx, ids, todo, note, results)
 	next, firstErr := f.commitInOrder(ctx, ids, rows, results)
-	// An interruption leaves later chunks unsettled: staged ones are
-	// committed by the next call, the rest are redone.
+	// An interruption or a budget leaves later chunks unsettled: staged
+	// ones are committed by the next call, the rest are redone.
 	var done []tools.ChunkRow
 	for i := range next {
 		done = append(done, rows[i])
@@ -90,10 +90,24 @@ func (f *fanout) AnalyzeChunks(ctx context.Context, chunks []string, note string
 	if firstErr != nil {
 		return res, firstErr
 	}
-	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("interrupted after %d of %d chunks", next, len(ids))
+	if why := f.halted(ctx); why != "" && next < len(ids) {
+		return res, fmt.Errorf("%s after %d of %d chunks", why, next, len(ids))
 	}
 	return res, nil
+}
+
+// halted says why no sub-agent may start now — the job was interrupted,
+// or the job's totals reached one of its budgets — or "" if one may. A
+// sub-agent started after that would stop before its first call, and
+// only leave files behind for a chunk it never read.
+func (f *fanout) halted(ctx context.Context) string {
+	if ctx.Err() != nil {
+		return "interrupted"
+	}
+	if out, ok := f.r.cfg.limits().Reached(f.r.meter.Totals()); ok {
+		return out.Reason
+	}
+	return ""
 }
 
 // earlierOutcomes sends to results the outcomes of the chunks of ids that
@@ -124,7 +138,9 @@ func (f *fanout) earlierOutcomes(ids []string, uncovered map[string]bool, rows [
 
 // startSubagents analyses the chunks todo (indexes in ids), at most
 // f.parallel at once, each outcome to results, and closes results when
-// all are done. After an interruption no more chunks are started.
+// all are done. Once the job is halted (interrupted, or at a budget) no
+// more chunks are started, and those not started have no outcome; the
+// sub-agents at work stop at their next call.
 func (f *fanout) startSubagents(ctx context.Context, ids []string, todo []int, note string, results chan<- chunkResult) {
 	work := make(chan int)
 	var wg sync.WaitGroup
@@ -133,6 +149,11 @@ func (f *fanout) startSubagents(ctx context.Context, ids []string, todo []int, n
 		go func() {
 			defer wg.Done()
 			for i := range work {
+				// Asked again here: the budget may have run out while
+				// the chunk waited for a free worker.
+				if f.halted(ctx) != "" {
+					continue
+				}
 				o, err := f.analyze(ctx, ids[i], note)
 				results <- chunkResult{index: i, outcome: o, err: err}
 			}
@@ -141,6 +162,9 @@ func (f *fanout) startSubagents(ctx context.Context, ids []string, todo []int, n
 	go func() {
 		defer close(work)
 		for _, i := range todo {
+			if f.halted(ctx) != "" {
+				return
+			}
 			select {
 			case work <- i:
 			case <-ctx.Done():
@@ -271,9 +295,6 @@ func chunkRange(man document.Manifest, s string) (from, to int, ok bool) {
 // error is for the job's files; a sub-agent that failed is an outcome.
 func (f *fanout) analyze(ctx context.Context, chunk, note string) (job.ChunkOutcome, error) {
 	j := f.r.job
-	if err := ctx.Err(); err != nil {
-		return job.ChunkOutcome{Chunk: chunk, State: job.ChunkFailed, Error: "interrupted"}, nil
-	}
 	task, err := j.AssignChunk(chunk, note)
 	if err != nil {
 		return job.ChunkOutcome{}, err
