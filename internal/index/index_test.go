@@ -395,3 +395,32 @@ func TestPassagesOfOneLineAreBounded(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 }
+
+// A file larger than a batch is written in parts as its passages fill
+// one, the record last: its first and last words are found, and the
+// index opened again has it as it is, to index no more.
+func TestFileLargerThanABatch(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("beginning ")
+	for i := 0; b.Len() < 2*filePartBytes+filePartBytes/4; i++ {
+		fmt.Fprintf(&b, "sentence %d of one long line. ", i)
+	}
+	b.WriteString("ending\n")
+	dir := t.TempDir()
+	write(t, dir, "input/one.md", b.String())
+	x := open(t, dir)
+	for _, w := range []string{"beginning", "ending"} {
+		res, err := x.Search(context.Background(), Query{Text: w})
+		if err != nil || len(res.Hits) != 1 || res.Hits[0].Line != 1 {
+			t.Fatalf("%s: %v %+v", w, err, res)
+		}
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x = open(t, dir)
+	if st := x.Stats(); st.Rebuilt || st.Indexed != 0 || st.Files != 1 {
+		t.Errorf("opened again: %+v", st)
+	}
+}
