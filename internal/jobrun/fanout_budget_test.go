@@ -28,7 +28,10 @@ func TestASpentBudgetStopsTheFanOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole jobs of 100 chunks")
 	}
-	const chunks, parallel = 100, 4
+	chunks, parallel := 100, 4
+	if raceDetector {
+		chunks = 40 // still ten times the sub-agents at once
+	}
 	price := cost.Price{In: 2, Out: 8}
 	ref := sectionedJob(t, chunks)
 	runJob(t, ref, budgetConfig(ref, parallel, price, workspace.Settings{}), workspace.StatusCompleted)
@@ -132,6 +135,9 @@ func TestASpentBudgetStopsTheFanOut(t *testing.T) {
 				t.Errorf("the job finished %v after the budget ran out (%s), at most 5 s", took, last.Type)
 			}
 
+			if raceDetector && c.name != cases[0].name {
+				return // the resume is shown once there
+			}
 			recs, err := j.Transcript()
 			if err != nil {
 				t.Fatal(err)

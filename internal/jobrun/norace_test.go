@@ -1,0 +1,5 @@
+//go:build !race
+
+package jobrun_test
+
+const raceDetector = false
