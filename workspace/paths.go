@@ -235,7 +235,7 @@ func describe(p string, err error) error {
 	case errors.Is(err, fs.ErrPermission):
 		return &PathError{Path: p, Reason: "cannot be accessed: permission denied", Err: fs.ErrPermission}
 	case errors.Is(err, syscall.ENOSPC):
-		return fmt.Errorf("the disk is full; %s was not written", quote(p))
+		return fmt.Errorf("the disk is full; %s was not written: %w", quote(p), err)
 	case strings.Contains(err.Error(), "path escapes from parent"):
 		return refuse(p, "leads outside the workspace")
 	}

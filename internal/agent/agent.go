@@ -10,8 +10,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"creator/internal/humanize"
@@ -153,13 +155,14 @@ const (
 	CostLimit             // --max-cost reached
 	Loop                  // the model repeated the same calls again and again
 	OutputLimit           // the model's answers were cut off at its output limit
+	FolderFailed          // the job's folder cannot be written: permissions, a full disk, a read-only file system
 )
 
 // Resumable reports whether `creator resume` can continue after this stop.
 func (k StopKind) Resumable() bool { return k != Completed }
 
 func (k StopKind) String() string {
-	return [...]string{"completed", "step limit", "token limit", "model gave up", "tool failures", "model failed", "interrupted", "cost limit", "loop", "output limit"}[k]
+	return [...]string{"completed", "step limit", "token limit", "model gave up", "tool failures", "model failed", "interrupted", "cost limit", "loop", "output limit", "folder failed"}[k]
 }
 
 // Outcome is how the loop ended.
@@ -292,6 +295,11 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) (Outcome, error) {
 		if end != nil {
 			return a.stop(end.kind, end.reason)
 		}
+		if r.folder != nil {
+			// No answer of the model mends the folder: the job stops at
+			// once, resumable when the folder is.
+			return a.stop(FolderFailed, fmt.Sprintf("the job's folder cannot be written (%v): fix its permissions or free space, then resume", r.folder))
+		}
 		if ctx.Err() != nil {
 			return a.stop(Interrupted, "interrupted")
 		}
@@ -326,6 +334,16 @@ type run struct {
 	// failures and repeats have counts of their own (strikes, repeats).
 	idle       []string
 	overflowed bool
+	// folder is the first error of a call that the job's folder, not the
+	// call, caused (FolderError).
+	folder error
+}
+
+// FolderError reports whether a tool's error comes from the machine, not
+// from the call: the job's folder denied a write, the disk is full, the
+// file system is read-only.
+func FolderError(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
 // checkLimits stops the loop at an interruption or a budget.
@@ -492,6 +510,9 @@ func (a *Agent) callTool(ctx context.Context, conv *Conversation, step int, tc l
 		r.strikes.success(tc.Name)
 	default:
 		r.strikes.failure(tc.Name, err.Error())
+		if r.folder == nil && FolderError(err) {
+			r.folder = err
+		}
 	}
 	var result string
 	repeat := visible && past.same(outcome, err != nil)

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -583,5 +585,33 @@ func TestDeferredToolsRunByNameAndStaySent(t *testing.T) {
 		if r.Message != nil && r.Message.Data.Kind == agent.KindUnknownTool {
 			t.Fatalf("a deferred tool was answered as unknown: %+v", r.Message)
 		}
+	}
+}
+
+// deniedWrites is a job folder that refuses every write, as a folder
+// without write permission, a full disk or a read-only file system does.
+type deniedWrites struct{ agent.Tools }
+
+func (d deniedWrites) Call(ctx context.Context, name string, args json.RawMessage) (llm.ToolResult, error) {
+	if name == "write_file" {
+		return llm.ToolResult{}, &fs.PathError{Op: "open", Path: "notes/a.md", Err: fs.ErrPermission}
+	}
+	return d.Tools.Call(ctx, name, args)
+}
+
+// A write the job's folder refuses stops the job at once, failed, naming
+// the cause: no answer of the model mends a folder.
+func TestFolderThatCannotBeWrittenStops(t *testing.T) {
+	t.Parallel()
+	write := fakellm.Call("", "write_file", `{"path":"notes/a.md","content":"x"}`)
+	e := newEnv(t, fakellm.Script([]llm.ToolCall{write}, []llm.ToolCall{write}, []llm.ToolCall{write}))
+	a := e.agent(t)
+	a.Tools = deniedWrites{a.Tools}
+	out, err := a.Start(context.Background(), llm.Message{Content: "go"})
+	if err != nil || out.Kind != agent.FolderFailed || out.Totals.Steps != 1 || !strings.Contains(out.Reason, "permission denied") {
+		t.Fatalf("outcome = %+v, %v", out, err)
+	}
+	if !agent.FolderError(fmt.Errorf("the disk is full: %w", syscall.ENOSPC)) || agent.FolderError(errors.New("path leaves the workspace")) {
+		t.Error("FolderError tells the machine's errors from the call's wrongly")
 	}
 }

@@ -380,7 +380,7 @@ func (r *run) conclude(out agent.Outcome) Outcome {
 		r.finish(o.Status, "", out.Totals)
 		_ = r.planner.Log("job interrupted")
 		return o
-	case agent.ToolFailures:
+	case agent.ToolFailures, agent.FolderFailed:
 		o.Status = workspace.StatusFailed
 		r.finish(o.Status, out.Reason, out.Totals)
 		r.noteError(out)
@@ -407,6 +407,9 @@ func (r *run) conclude(out agent.Outcome) Outcome {
 	}
 	o.Exit = ExitIncomplete
 	switch {
+	case out.Kind == agent.FolderFailed:
+		// The machine's to mend, not a limit: an error.
+		o.Exit = ExitFailure
 	case out.Kind != agent.ModelFailed:
 	case errors.Is(out.Err, llm.ErrAuth):
 		// A wrong key is not fixed by waiting.
