@@ -92,23 +92,45 @@ func TestDiscover(t *testing.T) {
 type fakeRunner struct {
 	mu            sync.Mutex
 	running, peak int
+	// overlap, when set, holds every job until that many have run at
+	// once (for at most a minute), so that a batch that runs them side
+	// by side shows it however its goroutines are scheduled; a pause of
+	// its own could end before the next job starts on a busy machine.
+	overlap int
+	met     chan struct{} // closed when overlap jobs first ran at once
+	// cut, when set, is called as a cut* job starts to wait: Ctrl-C
+	// while that job runs, wherever the batch is by then.
+	cut func()
 }
 
 func (f *fakeRunner) Start(ctx context.Context, id, path string, _ *document.Cache, rep jobrun.Reporter) (jobrun.Outcome, error) {
 	f.mu.Lock()
 	f.running++
+	if f.overlap > 0 && f.running == f.overlap && f.peak < f.overlap {
+		close(f.met)
+	}
 	f.peak = max(f.peak, f.running)
 	f.mu.Unlock()
 	defer func() { f.mu.Lock(); f.running--; f.mu.Unlock() }()
 	rep.ModelCalled(agent.ModelCall{Usage: llm.Usage{PromptTokens: 100, CompletionTokens: 10}})
 	switch base := filepath.Base(path); {
 	case strings.HasPrefix(base, "cut"):
+		if f.cut != nil {
+			f.cut()
+		}
 		<-ctx.Done()
 		return jobrun.Outcome{Status: workspace.StatusInterrupted, Exit: jobrun.ExitInterrupted, Resume: "creator resume --job " + id}, nil
 	case strings.HasPrefix(base, "stop"):
 		return jobrun.Outcome{Status: workspace.StatusStopped, Exit: jobrun.ExitIncomplete, Agent: agent.Outcome{Reason: "step limit"}, Resume: "creator resume --job " + id + " --max-steps 200"}, nil
 	}
-	time.Sleep(20 * time.Millisecond)
+	if f.overlap > 0 {
+		select {
+		case <-f.met:
+		case <-time.After(time.Minute):
+		}
+	} else {
+		time.Sleep(20 * time.Millisecond)
+	}
 	return jobrun.Outcome{Status: workspace.StatusCompleted}, nil
 }
 
@@ -135,7 +157,7 @@ func docs(t *testing.T, names ...string) []string {
 // runs.
 func TestJobsAtOnce(t *testing.T) {
 	t.Parallel()
-	r := &fakeRunner{}
+	r := &fakeRunner{overlap: 2, met: make(chan struct{})}
 	b, _ := New(Options{Root: t.TempDir(), Documents: docs(t, "a.txt", "b.txt", "c.txt", "d.txt", "e.txt"), Jobs: 2, Runner: r})
 	s := b.Run(context.Background())
 	if r.peak != 2 || s.Count(Completed) != 5 || s.Exit() != jobrun.ExitOK {
@@ -148,7 +170,10 @@ func TestJobsAtOnce(t *testing.T) {
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
 	run := func(o Options, ctx context.Context) Summary {
-		o.Root, o.Runner = t.TempDir(), &fakeRunner{}
+		o.Root = t.TempDir()
+		if o.Runner == nil {
+			o.Runner = &fakeRunner{}
+		}
 		b, err := New(o)
 		if err != nil {
 			t.Fatal(err)
@@ -165,9 +190,9 @@ func TestExitCodes(t *testing.T) {
 	if s.Exit() != jobrun.ExitIncomplete || !strings.Contains(Continue(s, "creator batch x"), "--max-steps 200") {
 		t.Errorf("stopped: exit %d, %q", s.Exit(), Continue(s, "creator batch x"))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s = run(Options{Documents: docs(t, "cut.txt", "a.txt", "b.txt"), Jobs: 1}, ctx)
+	s = run(Options{Documents: docs(t, "cut.txt", "a.txt", "b.txt"), Jobs: 1, Runner: &fakeRunner{cut: cancel}}, ctx)
 	if s.Exit() != jobrun.ExitInterrupted || s.Count(Interrupted) != 1 || s.Count(Pending) != 2 {
 		t.Errorf("Ctrl-C: exit %d, %+v", s.Exit(), s.Documents)
 	} else if code, msg := s.Ending("creator batch x"); code != jobrun.ExitInterrupted || !strings.HasPrefix(msg, "interrupted; 3 documents not finished") {
