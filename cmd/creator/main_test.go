@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,7 +40,9 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the end-to-end scripts in testdata/script. Each script
 // gets a workspace root ($WORK/ws) and a fake model server that plays a
-// small job slowly enough to be interrupted; want.json is that job's output.
+// small job slowly, and holds the call holdmodel names until its client
+// gives up, so that a script interrupts the job at that call however busy
+// the machine; want.json is that job's output.
 func TestScripts(t *testing.T) {
 	t.Parallel()
 	testscript.Run(t, testscript.Params{
@@ -47,13 +50,16 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			script := fakellm.Script(fakellm.SmallJob(testDoc, testQuote)...)
+			hold := new(atomic.Int64)
 			srv := fakellm.New(func(r fakellm.Request) fakellm.Reply {
 				reply := script(r)
 				reply.Delay = 150 * time.Millisecond
+				reply.Hang = int64(r.N) == hold.Load()
 				return reply
 			})
 			env.Defer(srv.Close)
 			env.Values["server"] = srv
+			env.Values["hold"] = hold
 			env.Setenv(workspace.RootEnv, filepath.Join(env.WorkDir, "ws"))
 			env.Setenv("CREATOR_BASE_URL", srv.URL())
 			env.Setenv("CREATOR_MODEL", "fake-model")
@@ -61,12 +67,21 @@ func TestScripts(t *testing.T) {
 			return os.WriteFile(filepath.Join(env.WorkDir, "want.json"), []byte(fakellm.SmallJobRequirements(testDoc, testQuote)), 0o644)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// modelcalls N: wait until the fake model has been called N times.
+			// holdmodel N: the fake model does not answer its N-th call;
+			// it waits until the client gives up.
+			"holdmodel": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				ts.Value("hold").(*atomic.Int64).Store(int64(n))
+			},
+			// modelcalls N: wait until the fake model has been called N
+			// times (for at most a minute, which only ends a script that
+			// would otherwise hang).
 			"modelcalls": func(ts *testscript.TestScript, neg bool, args []string) {
 				n, err := strconv.Atoi(args[0])
 				ts.Check(err)
 				srv := ts.Value("server").(*fakellm.Server)
-				for deadline := time.Now().Add(10 * time.Second); len(srv.Requests()) < n; time.Sleep(5 * time.Millisecond) {
+				for deadline := time.Now().Add(time.Minute); len(srv.Requests()) < n; time.Sleep(5 * time.Millisecond) {
 					if time.Now().After(deadline) {
 						ts.Fatalf("the model was called %d times, not %d", len(srv.Requests()), n)
 					}
