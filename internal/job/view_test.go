@@ -256,9 +256,11 @@ func TestViewReadsAJobAnotherProcessRuns(t *testing.T) {
 	if err := v.Close(); err != nil {
 		t.Error(err)
 	}
-	// Lock gives up after lockWait: a reader that took it would fail or
-	// wait at least that long.
-	if took := time.Since(start); took > 2*time.Second {
+	// A reader that asked for the lock would be refused at once (the
+	// holder is named) and fail above, or wait for it until the holder
+	// exits, after this. The bound only has to tell such a wait from a
+	// busy machine's slowness.
+	if took := time.Since(start); took > time.Minute {
 		t.Errorf("reading the job took %v", took)
 	}
 	if after := folderSums(t, j.Dir); !reflect.DeepEqual(after, before) {

@@ -21,10 +21,12 @@ func acquired(t *testing.T, l *llm.Limiter) func(int) {
 	return release
 }
 
-// waitFor polls until cond holds, for at most two seconds.
+// waitFor polls until cond holds, for at most a minute: the goroutine
+// cond waits for may be slow to run on a loaded machine, and the minute
+// only ends a test that would otherwise hang.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(2 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}

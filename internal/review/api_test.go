@@ -580,7 +580,9 @@ func TestOutputsFollowDecisions(t *testing.T) {
 	if _, _, err := quick.Decide("REQ-002", Decision{Decision: "rejected", Note: "no"}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); quick.OutputsPending() && time.Now().Before(deadline); {
+	// The write follows the pause; the minute only ends a test that would
+	// otherwise wait for ever, not one on a busy machine.
+	for deadline := time.Now().Add(time.Minute); quick.OutputsPending() && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
 	if recs := outputRecords(t, job); recs[1].ReviewStatus() != "rejected" {
