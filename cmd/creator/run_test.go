@@ -311,10 +311,16 @@ func TestKillOrInterruptThenResume(t *testing.T) {
 			cmd, stderr := startCreator(t, e.args("run", "--job", "k", e.doc)...)
 			started <- cmd.Process
 			err := cmd.Wait()
+			// The hook signals as call atCall arrives: the job ended
+			// before it unless the server has had that many calls, and
+			// then the hook ran, or runs on, however slowly.
+			if len(e.srv.Requests()) < c.atCall {
+				t.Fatalf("the job ended before call %d: %v\n%s", c.atCall, err, stderr)
+			}
 			select {
 			case <-signalled:
-			case <-time.After(time.Second):
-				t.Fatalf("the job ended before call %d: %v\n%s", c.atCall, err, stderr)
+			case <-time.After(time.Minute):
+				t.Fatalf("call %d arrived, and the job was not signalled within a minute", c.atCall)
 			}
 			code := cmd.ProcessState.ExitCode()
 			switch c.sig {
