@@ -369,11 +369,11 @@ func TestKillAtRandomMoments(t *testing.T) {
 
 // TestKillAtRandomMomentsDuringFanOut is TestKillAtRandomMoments with
 // eight sub-agents at once (--parallel 8), killed while they run: each
-// process is killed at a random moment of the span that GoBD's sub-agents
-// took in an uninterrupted run, counted from the first sub-agent it
-// starts, so kills cut sub-agents short, land between a staged chunk and
-// its commit, and in the middle of commits. CI makes 5 kills; make stress
-// makes CREATOR_STRESS_KILLS.
+// process is killed at a random one of the starts and ends of its
+// sub-agents, a random part of the mean time between two of them (in an
+// uninterrupted run of GoBD) later, so kills cut sub-agents short, land
+// between a staged chunk and its commit, and in the middle of commits. CI
+// makes 5 kills; make stress makes CREATOR_STRESS_KILLS.
 func TestKillAtRandomMomentsDuringFanOut(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -398,25 +398,40 @@ func TestKillAtRandomMomentsDuringFanOut(t *testing.T) {
 		}
 	}
 	span := last.Sub(first)
-	if first.IsZero() || span <= 0 {
-		t.Fatalf("the reference run shows no sub-agents at work (%v to %v)", first, last)
+	chunks := len(chunkOutcomes(t, refDir))
+	if first.IsZero() || span <= 0 || chunks == 0 {
+		t.Fatalf("the reference run shows no sub-agents at work (%v to %v, %d chunks)", first, last, chunks)
 	}
-	t.Logf("the sub-agents of an uninterrupted run work for %v", span.Round(time.Millisecond))
+	gap := span / time.Duration(2*chunks)
+	t.Logf("the %d sub-agents of an uninterrupted run work for %v", chunks, span.Round(time.Millisecond))
 	during := 0
 	killAndResume(t, doc, flags, kills, refDir, func(dir string) <-chan time.Time {
-		// Once the process starts a sub-agent (a subagent_started line
-		// beyond those of earlier processes), wait a random part of the
-		// span, then kill.
+		// The process is killed after the n-th start or end of a
+		// sub-agent it logs, n drawn below the starts and ends of the
+		// chunks still to do, and a random part of a mean gap between two
+		// later: counted in events, not timed from the reference run,
+		// whose pace a busy machine does not keep, the kill comes before
+		// the last sub-agent ends.
 		events := filepath.Join(dir, ".agent", "events.jsonl")
 		count := func() int {
 			data, _ := os.ReadFile(events)
-			return bytes.Count(data, []byte(`"type":"`+telemetry.TypeSubagentStarted+`"`))
+			return bytes.Count(data, []byte(`"type":"`+telemetry.TypeSubagentStarted+`"`)) +
+				bytes.Count(data, []byte(`"type":"`+telemetry.TypeSubagentFinished+`"`))
 		}
-		before, d := count(), time.Duration(rng.Int64N(int64(span)))
+		todo := chunks
+		for _, o := range chunkOutcomes(t, dir) {
+			if o.State == job.ChunkCommitted || o.State == job.ChunkCommitting || o.State == job.ChunkStaged {
+				todo--
+			}
+		}
+		if todo <= 0 {
+			return nil // no sub-agent left to kill: the job completes
+		}
+		before, n, d := count(), 1+rng.IntN(2*todo-1), time.Duration(rng.Int64N(int64(gap)+1))
 		fire := make(chan time.Time, 1)
 		go func() {
 			for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-				if count() > before {
+				if count() >= before+n {
 					time.Sleep(d)
 					fire <- time.Now()
 					return
@@ -426,11 +441,8 @@ func TestKillAtRandomMomentsDuringFanOut(t *testing.T) {
 		return fire
 	}, func(dir string) {
 		// Killed during the fan-out: a chunk's outcome was not committed.
-		outcomes, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(job.SubagentDir), "*.outcome.json"))
-		for _, p := range outcomes {
-			var o job.ChunkOutcome
-			data, _ := os.ReadFile(p)
-			if json.Unmarshal(data, &o) == nil && o.State != job.ChunkCommitted {
+		for _, o := range chunkOutcomes(t, dir) {
+			if o.State != job.ChunkCommitted {
 				during++
 				return
 			}
@@ -440,6 +452,21 @@ func TestKillAtRandomMomentsDuringFanOut(t *testing.T) {
 	if during*2 < kills {
 		t.Errorf("only %d of %d kills came during the fan-out", during, kills)
 	}
+}
+
+// chunkOutcomes are the outcomes of the chunks the sub-agents of the job
+// in dir worked on, as its folder holds them.
+func chunkOutcomes(t *testing.T, dir string) []job.ChunkOutcome {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(job.SubagentDir), "*.outcome.json"))
+	var out []job.ChunkOutcome
+	for _, p := range paths {
+		var o job.ChunkOutcome
+		if data, err := os.ReadFile(p); err == nil && json.Unmarshal(data, &o) == nil {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // stressRNG is the random source of the kill tests: seeded from the clock,
