@@ -1,7 +1,7 @@
 # creator — build, test and check.
 #
 #   make demo    build and run a job on the bundled sample document
-#   make test    vet and run all tests (the CI entry point, see .ci/run)
+#   make test    vet, run all tests and every benchmark once (the CI entry point, see .ci/run)
 #   make lint    go vet, gofmt and staticcheck
 #   make fuzz    run each fuzz target briefly
 #   make quality the built-in model on every corpus document with a gold list: the scoreboard
@@ -10,6 +10,9 @@
 #   make stress  kill a job 100 times at random and resume it; 3 queue workers killed 10 times over 30 documents (shared folder, then a bucket); longer fuzzing
 #   make bench-queue  documents per minute with 1, 2 and 4 queue workers against a slow server
 #   make bench-objectstore  a job on local disk and on an S3-protocol bucket 20 ms a request away
+#   make bench-smoke  every benchmark once, small (make test runs it)
+#   make bench-extract  creator extract against pdftotext on NIST SP 800-53r3, paired runs
+#   make bench-huge  the phases of documents at the limits, each in a process of its own: peak memory
 #   make faults  NIST SP 800-63B through 2 × 20 draws of 15% model faults
 #   make screenshot  the README's picture of the review page
 
@@ -25,7 +28,7 @@ STATICCHECK_VERSION := v0.8.2
 # requirement store and the review server.
 RACE_PKGS := ./internal/job/... ./internal/fakellm/... ./internal/document/... ./workspace/... ./planner/... ./tools/... ./compaction/... ./internal/index/... ./internal/tokens/... ./internal/agent/... ./internal/llm/... ./internal/transcript/... ./internal/atomicfile/... ./internal/jobrun/... ./internal/progress/... ./internal/review/... ./internal/reqstore/... ./internal/queue/... ./internal/app/... ./internal/batch/... ./internal/jsonl/... ./internal/remote/...
 
-.PHONY: all build demo test quality corpus race lint fuzz bench bench-parallel bench-queue bench-objectstore bench-huge stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
+.PHONY: all build demo test quality corpus race lint fuzz bench bench-smoke bench-parallel bench-queue bench-objectstore bench-extract bench-huge stress faults pdftotext postgresql chromium screenshot sample-pdf bad-docs clean
 
 all: build
 
@@ -45,6 +48,14 @@ test: postgresql chromium corpus
 	$(GO) vet ./...
 	$(GO) test ./...
 	@$(MAKE) --no-print-directory race
+	@$(MAKE) --no-print-directory bench-smoke
+
+# Every benchmark of the project once and small (CREATOR_BENCH_SMOKE=1;
+# each benchmark's comment says what it shrinks and which of its goals it
+# then reports rather than holds), so that none breaks unnoticed; make
+# test runs it.
+bench-smoke: postgresql corpus
+	CREATOR_BENCH_SMOKE=1 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m ./...
 
 # The scoreboard: the built-in model on every document of ../shared/corpus
 # that has a gold list — requirements, strict recall and precision,
@@ -119,11 +130,31 @@ bench-queue: postgresql
 bench-objectstore:
 	$(GO) test ./internal/app -run '^$$' -bench '^BenchmarkObjectStore$$' -benchtime 3x -timeout 30m
 
-# The phases of a document at the --max-text limit (32 MB of Markdown and of
-# text, a PDF of 28 MB of text), each in a process of its own: peak resident
-# memory and time.
+# The whole of creator extract (a process, the text written with -o)
+# against pdftotext on NIST SP 800-53r3 (from ../shared/corpus;
+# EXTRACT_PDF=path for another): 7 runs paired, creator then pdftotext,
+# the median time of each and their ratio.
+EXTRACT_PDF  ?= ../shared/corpus/NIST.SP.800-53r3.pdf
+EXTRACT_RUNS ?= 7
+bench-extract: build pdftotext
+	@d=$$(mktemp -d); for i in $$(seq $(EXTRACT_RUNS)); do \
+		s=$$(date +%s%N); $(BIN)/creator extract $(EXTRACT_PDF) -o $$d/creator.txt 2>/dev/null || exit 1; m=$$(date +%s%N); \
+		pdftotext $(EXTRACT_PDF) $$d/pdftotext.txt || exit 1; e=$$(date +%s%N); \
+		echo "$$(( (m-s)/1000000 )) $$(( (e-m)/1000000 ))"; \
+	done >$$d/times; \
+	a=$$(cut -d' ' -f1 $$d/times | sort -n | sed -n "$$(( ($(EXTRACT_RUNS)+1)/2 ))p"); \
+	b=$$(cut -d' ' -f2 $$d/times | sort -n | sed -n "$$(( ($(EXTRACT_RUNS)+1)/2 ))p"); \
+	rm -rf $$d; \
+	echo "$$(basename $(EXTRACT_PDF)): creator extract $$a ms, pdftotext $$b ms (medians of $(EXTRACT_RUNS) paired runs), ratio $$(awk "BEGIN { printf \"%.2f\", $$a / $$b }")"
+
+# The phases of documents at the limits, each in a process of its own: peak
+# resident memory and time, and a failure for a phase over 1 GB. At the
+# --max-text limit: 32 MB of Markdown and of text, a PDF of 28 MB of text,
+# the Markdown written as one line; at the limits of lines and pages: a
+# DOCX of a million one-letter paragraphs, a PDF of 100,000 pages; over
+# them, refused: a DOCX of 7.3 million paragraphs, a PDF of 800,000 pages.
 bench-huge:
-	$(GO) test ./internal/index -run '^$$' -bench '^BenchmarkHuge$$' -benchtime 1x -timeout 60m
+	$(GO) test ./internal/index -run '^$$' -bench '^BenchmarkHuge$$' -benchtime 1x -timeout 90m
 
 pdftotext:
 	@command -v pdftotext >/dev/null 2>&1 || { \
