@@ -182,15 +182,23 @@ func (f *fanout) startSubagents(ctx context.Context, ids []string, todo []int, n
 // before them is settled, then are committed in order, each into its row.
 // After an interruption nothing more is committed — staged work is on
 // disk, and the next call commits it in its turn — so that the job stops
-// at once. next is the number of chunks settled; firstErr the first of
-// the results' errors.
+// at once. A chunk whose sub-agent a budget cut short holds back the
+// chunks after it the same way: it is redone after a resume, and
+// committing them first would give their requirements other ids than a
+// run that never stopped. next is the number of chunks settled; firstErr
+// the first of the results' errors.
 func (f *fanout) commitInOrder(ctx context.Context, ids []string, rows []tools.ChunkRow, results <-chan chunkResult) (next int, firstErr error) {
 	pending := map[int]chunkResult{}
+	held := false
 	for res := range results {
 		pending[res.index] = res
-		for ctx.Err() == nil {
+		for !held && ctx.Err() == nil {
 			res, ok := pending[next]
 			if !ok {
+				break
+			}
+			if res.err == nil && res.outcome.State == job.ChunkFailed && rows[next].Status != tools.ChunkBefore && f.halted(ctx) != "" {
+				held = true
 				break
 			}
 			delete(pending, next)
