@@ -108,26 +108,7 @@ func TestReviewTokens(t *testing.T) {
 	if _, err := w.Review(ctx, ReviewOptions{Job: "tokens", Addr: "0.0.0.0:0"}); err == nil || !strings.Contains(err.Error(), "--allow-remote") {
 		t.Errorf("a remote address without AllowRemote: %v", err)
 	}
-	ctx, stop := context.WithCancel(ctx)
-	ready := make(chan ReviewReady, 1)
-	done := make(chan error, 1)
-	go func() {
-		_, err := w.Review(ctx, ReviewOptions{Job: "tokens", Addr: "127.0.0.1:0", AllowRemote: true, Reviewers: []string{"bob", "alice"},
-			Ready: func(r ReviewReady) { ready <- r }})
-		done <- err
-	}()
-	var r ReviewReady
-	select {
-	case r = <-ready:
-	case err := <-done:
-		t.Fatal(err)
-	}
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	r := startReview(t, w, ReviewOptions{Job: "tokens", Addr: "127.0.0.1:0", AllowRemote: true, Reviewers: []string{"bob", "alice"}})
 	if len(r.Tokens) != 2 || r.Tokens[0].Name != "alice" || r.Tokens[1].Name != "bob" || len(r.Tokens[0].Token) < 32 || r.Progress.Total == 0 {
 		t.Fatalf("ready: %+v", r)
 	}
@@ -195,25 +176,7 @@ func TestReviewWithoutAReviewersName(t *testing.T) {
 		}
 	}
 
-	ctx, stop := context.WithCancel(ctx)
-	ready := make(chan ReviewReady, 1)
-	done := make(chan error, 1)
-	go func() {
-		_, err := w.Review(ctx, ReviewOptions{Job: "nameless", Addr: "127.0.0.1:0", Ready: func(r ReviewReady) { ready <- r }})
-		done <- err
-	}()
-	var r ReviewReady
-	select {
-	case r = <-ready:
-	case err := <-done:
-		t.Fatal(err)
-	}
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	r := startReview(t, w, ReviewOptions{Job: "nameless", Addr: "127.0.0.1:0"})
 	if !strings.Contains(logged.String(), "warning: no default reviewer") {
 		t.Errorf("no warning of the missing name: %q", logged.String())
 	}
@@ -259,5 +222,33 @@ func TestDiffWithACatalog(t *testing.T) {
 	}
 	if _, err := w.Diff(ctx, "p", filepath.Join(filepath.Dir(file), "missing.json")); err == nil {
 		t.Error("a missing file was taken")
+	}
+}
+
+// startReview starts the review o asks for and returns what it said when
+// ready; the test's cleanup stops it and reports its error.
+func startReview(t *testing.T, w Workspace, o ReviewOptions) ReviewReady {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	ready := make(chan ReviewReady, 1)
+	done := make(chan error, 1)
+	o.Ready = func(r ReviewReady) { ready <- r }
+	go func() {
+		_, err := w.Review(ctx, o)
+		done <- err
+	}()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	select {
+	case r := <-ready:
+		return r
+	case err := <-done:
+		done <- err
+		t.Fatal(err)
+		return ReviewReady{}
 	}
 }

@@ -191,15 +191,20 @@ func callTotals(evs []telemetry.Event) []agent.Totals {
 		if e.Type != telemetry.TypeLLMCall {
 			continue
 		}
-		t.Steps++
-		t.PromptTokens += int64(e.PromptTokens)
-		t.CompletionTokens += int64(e.CompletionTokens)
-		if e.CostUSD != nil {
-			t.CostUSD += *e.CostUSD
-		}
+		addCall(&t, e)
 		out = append(out, t)
 	}
 	return out
+}
+
+// addCall adds the llm_call event e to the totals t.
+func addCall(t *agent.Totals, e telemetry.Event) {
+	t.Steps++
+	t.PromptTokens += int64(e.PromptTokens)
+	t.CompletionTokens += int64(e.CompletionTokens)
+	if e.CostUSD != nil {
+		t.CostUSD += *e.CostUSD
+	}
 }
 
 // budgetSpentAt is the index of the llm_call event by which the job had
@@ -212,12 +217,7 @@ func budgetSpentAt(t *testing.T, evs []telemetry.Event, b workspace.Settings) in
 		if e.Type != telemetry.TypeLLMCall {
 			continue
 		}
-		tot.Steps++
-		tot.PromptTokens += int64(e.PromptTokens)
-		tot.CompletionTokens += int64(e.CompletionTokens)
-		if e.CostUSD != nil {
-			tot.CostUSD += *e.CostUSD
-		}
+		addCall(&tot, e)
 		if (b.MaxSteps > 0 && tot.Steps >= b.MaxSteps) || (b.MaxTokens > 0 && tot.Tokens() >= b.MaxTokens) || (b.MaxCost > 0 && tot.CostUSD >= b.MaxCost) {
 			return i
 		}

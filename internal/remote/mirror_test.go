@@ -120,13 +120,7 @@ func packBytes(t *testing.T, b *blob.Bucket) (n int64, packs int) {
 func TestCheckpointAndPull(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := memblob.OpenBucket(nil)
-	s := New(b, "mem://")
-	_, dir := jobFolder(t)
-	m := s.MirrorOf("j", dir, nil)
-	if err := m.Checkpoint(ctx, still{}); err != nil {
-		t.Fatal(err)
-	}
+	b, s, dir, m := checkpointedJob(t)
 	first, packs := packBytes(t, b)
 	if packs != 1 || first != int64(len(`{"tasks":[]}`+"Backups must be encrypted.\n"+`{"n":1}`+"\n"+`{"id":"REQ-001"}`)) {
 		t.Errorf("first pack: %d bytes in %d packs", first, packs)
@@ -239,13 +233,7 @@ func TestSupersededCheckpointIsRefused(t *testing.T) {
 func TestCutOffCheckpointLeavesThePrevious(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := memblob.OpenBucket(nil)
-	s := New(b, "mem://")
-	_, dir := jobFolder(t)
-	m := s.MirrorOf("j", dir, nil)
-	if err := m.Checkpoint(ctx, still{}); err != nil {
-		t.Fatal(err)
-	}
+	_, s, dir, m := checkpointedJob(t)
 	want := filepath.Join(t.TempDir(), "job_j")
 	if _, err := s.MirrorOf("j", want, nil).Pull(ctx); err != nil {
 		t.Fatal(err)
@@ -280,12 +268,7 @@ func TestCutOffCheckpointLeavesThePrevious(t *testing.T) {
 func TestPullChecksHashes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := memblob.OpenBucket(nil)
-	s := New(b, "mem://")
-	_, dir := jobFolder(t)
-	if err := s.MirrorOf("j", dir, nil).Checkpoint(ctx, still{}); err != nil {
-		t.Fatal(err)
-	}
+	b, s, _, _ := checkpointedJob(t)
 	it := b.List(&blob.ListOptions{Prefix: "jobs/j/packs/"})
 	o, err := it.Next(ctx)
 	if err != nil {
@@ -415,4 +398,18 @@ func TestFileBucket(t *testing.T) {
 	if _, err := Open(ctx, "ftp://host/x"); err == nil {
 		t.Error("an ftp:// workspace was taken")
 	}
+}
+
+// checkpointedJob checkpoints a job folder "j" (jobFolder's) to a bucket
+// in memory, and returns the bucket, its store, the folder and its mirror.
+func checkpointedJob(t *testing.T) (*blob.Bucket, *Store, string, *Mirror) {
+	t.Helper()
+	b := memblob.OpenBucket(nil)
+	s := New(b, "mem://")
+	_, dir := jobFolder(t)
+	m := s.MirrorOf("j", dir, nil)
+	if err := m.Checkpoint(context.Background(), still{}); err != nil {
+		t.Fatal(err)
+	}
+	return b, s, dir, m
 }

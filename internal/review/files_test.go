@@ -25,23 +25,7 @@ func TestDocumentsSandboxed(t *testing.T) {
 		"page.html":  "<html><script>fetch('/api/requirements')</script></html>",
 		"figure.svg": `<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`,
 	}
-	var inputs []string
-	for name, body := range docs {
-		p := filepath.Join(base, name)
-		os.WriteFile(p, []byte(body), 0o644)
-		inputs = append(inputs, p)
-	}
-	root := filepath.Join(base, "ws")
-	ws, err := workspace.Create(root, workspace.CreateOptions{ID: "d", Inputs: inputs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	view, err := job.OpenView(root, "d")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { view.Close() })
+	ws, view := jobOfDocuments(t, base, docs)
 	srv := httptest.NewServer(Handler(New(Config{JobID: "d", Store: reqstore.Open(ws), Files: ws}), HandlerOptions{Job: view}))
 	t.Cleanup(srv.Close)
 
@@ -70,23 +54,7 @@ func TestDocumentLinks(t *testing.T) {
 	t.Parallel()
 	base := t.TempDir()
 	docs := map[string]string{"page one.html": "<html><script>alert(1)</script></html>", "policy.pdf": "%PDF-1.4\n"}
-	var inputs []string
-	for name, body := range docs {
-		p := filepath.Join(base, name)
-		os.WriteFile(p, []byte(body), 0o644)
-		inputs = append(inputs, p)
-	}
-	root := filepath.Join(base, "ws")
-	ws, err := workspace.Create(root, workspace.CreateOptions{ID: "d", Inputs: inputs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	view, err := job.OpenView(root, "d")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { view.Close() })
+	ws, view := jobOfDocuments(t, base, docs)
 	svc := New(Config{JobID: "d", Store: reqstore.Open(ws), Files: ws, Reviewer: "alice"})
 	srv := serve(t, svc, HandlerOptions{Job: view, Tokens: map[string]string{"tok-alice": "alice"}})
 
@@ -172,4 +140,30 @@ func TestDocumentLinkingOut(t *testing.T) {
 	if res.StatusCode != http.StatusNotFound || strings.Contains(string(body), base) || strings.Contains(string(body), "not the job's") {
 		t.Errorf("%d %s", res.StatusCode, body)
 	}
+}
+
+// jobOfDocuments makes job "d" in base/ws of the documents docs (name →
+// content) and opens a view of it; the test's cleanup closes both.
+func jobOfDocuments(t *testing.T, base string, docs map[string]string) (*workspace.Job, *job.View) {
+	t.Helper()
+	var inputs []string
+	for name, body := range docs {
+		p := filepath.Join(base, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, p)
+	}
+	root := filepath.Join(base, "ws")
+	ws, err := workspace.Create(root, workspace.CreateOptions{ID: "d", Inputs: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	view, err := job.OpenView(root, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { view.Close() })
+	return ws, view
 }
