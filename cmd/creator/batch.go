@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -61,21 +59,11 @@ func newBatchCmd(g *globalOptions, runF func(context.Context, *batchOptions) err
 	return cmd
 }
 
-// safeArg is an argument the shell takes as it is.
-var safeArg = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
-
-func shellQuote(s string) string {
-	if safeArg.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // againCommand is the command line that runs the batch again: the flags
 // given and the paths, the API key and the PDF password left out (it is
 // written to batch.json and batch.md).
 func againCommand(cmd *cobra.Command, paths []string) string {
-	parts := []string{"creator", "batch"}
+	words := []string{"creator", "batch"}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		if f.Name == "api-key" || f.Name == "pdf-password" {
 			return
@@ -86,16 +74,13 @@ func againCommand(cmd *cobra.Command, paths []string) string {
 		}
 		for _, v := range values {
 			if f.Value.Type() == "bool" {
-				parts = append(parts, "--"+f.Name+"="+v)
+				words = append(words, "--"+f.Name+"="+v)
 			} else {
-				parts = append(parts, "--"+f.Name, shellQuote(v))
+				words = append(words, "--"+f.Name, v)
 			}
 		}
 	})
-	for _, p := range paths {
-		parts = append(parts, shellQuote(p))
-	}
-	return strings.Join(parts, " ")
+	return batch.CommandLine(append(words, paths...)...)
 }
 
 func runBatch(ctx context.Context, o *batchOptions) error {

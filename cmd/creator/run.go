@@ -2,23 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"creator/internal/app"
-	"creator/internal/document"
 	"creator/internal/humanize"
 	"creator/internal/job"
 	"creator/internal/jobrun"
 	"creator/internal/progress"
 	"creator/internal/secret"
 	"creator/internal/settings"
-	"creator/internal/tokens"
 	"creator/workspace"
 )
 
@@ -36,31 +33,15 @@ type runOptions struct {
 // addRunFlags binds the settings' flags, their defaults the environment's
 // (settings.Defaults).
 func addRunFlags(cmd *cobra.Command, o *runOptions) {
-	d := settings.Defaults(o.getenv)
-	s := &o.settings
-	*s = d
+	o.settings = settings.Defaults(o.getenv)
 	f := cmd.Flags()
-	f.IntVar(&s.MaxSteps, settings.SetMaxSteps, d.MaxSteps, "stop after this many model calls (env CREATOR_MAX_STEPS); the job stays resumable")
-	f.Int64Var(&s.MaxTokens, settings.SetMaxTokens, 0, "stop when prompt+completion tokens of the job reach this total (0: no limit)")
-	f.Float64Var(&s.MaxCost, settings.SetMaxCost, 0, "stop when the job has cost this many US dollars (0: no limit; needs the model's price)")
-	f.Float64Var(&s.PriceIn, settings.SetPriceIn, d.PriceIn, "US dollars per million prompt tokens (env CREATOR_PRICE_IN); default: the built-in table of OpenAI models")
-	f.Float64Var(&s.PriceOut, settings.SetPriceOut, d.PriceOut, "US dollars per million completion tokens (env CREATOR_PRICE_OUT)")
-	f.IntVar(&s.ContextWindow, settings.SetContextWindow, d.ContextWindow, "the model's context window in tokens")
-	f.IntVar(&s.SummarizeAt, settings.SetSummarizeAt, d.SummarizeAt, "summarise older turns when the prompt passes this many tokens")
-	f.IntVar(&s.KeepToolResults, settings.SetKeepToolResults, d.KeepToolResults, "number of recent tool results kept whole in the prompt")
-	f.Float64Var(&s.MinCoverage, settings.SetMinCoverage, d.MinCoverage, "share of the chunks that must be covered (read in full, and cited or declared empty) before the job can complete, e.g. 0.95")
-	f.IntVar(&s.Parallel, settings.SetParallel, d.Parallel, "sub-agents that analyse chunks at once, each with a fresh context, and the most model requests in flight (env CREATOR_PARALLEL); 0: the main agent reads every chunk itself. A resume keeps the job's number unless given")
-	f.Var(byteSize{&s.MaxText}, settings.SetMaxText, "refuse a document whose text is larger than this, before it is chunked and indexed (e.g. 64MB; env CREATOR_MAX_TEXT; about 8 million tokens)")
-	f.BoolVar(&s.AllTools, settings.SetAllTools, false, "send every tool definition with every request instead of the core tools and those the model found with search_tools")
-	f.StringVar(&s.Tokenizer, settings.SetTokenizer, d.Tokenizer, "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)")
-	f.DurationVar((*time.Duration)(&s.RequestTimeout), settings.SetRequestTimeout, time.Duration(d.RequestTimeout), "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)")
-	f.DurationVar((*time.Duration)(&s.RetryFor), settings.SetRetryFor, time.Duration(d.RetryFor), "how long to keep retrying a failing model server (rate limits, 5xx, timeouts, a restart) before the job stops, resumable; a server that asks to wait past the window, rejects the key or refuses the request stops it at once (env CREATOR_RETRY_FOR; 0: no retries)")
-	f.BoolVar(&s.SendReasoning, settings.SetSendReasoning, d.SendReasoning, "send the model's reasoning (reasoning_content) back with its tool calls, as DeepSeek's thinking mode and some llama.cpp and vLLM models want; switched on or off by itself when the server asks for or refuses the field, and a resume keeps the job's last choice (env CREATOR_SEND_REASONING)")
-	f.StringVar(&s.Model, settings.SetModel, "", "model name (env CREATOR_MODEL); 'builtin' for the offline model")
-	f.StringVar(&s.BaseURL, settings.SetBaseURL, "", "OpenAI-compatible server URL (env CREATOR_BASE_URL or OPENAI_BASE_URL)")
+	for _, s := range settings.Flags(&o.settings) {
+		f.Var(s.Value, s.Name, s.Usage)
+		if s.Value.Type() == "bool" {
+			f.Lookup(s.Name).NoOptDefVal = "true"
+		}
+	}
 	f.StringVar(&o.secrets.APIKey, "api-key", "", "API key (env OPENAI_API_KEY); never written to the job")
-	f.StringVar(&s.EmbedModel, settings.SetEmbedModel, d.EmbedModel, "embedding model for semantic search_files (env CREATOR_EMBED_MODEL); none: keyword search only")
-	f.StringVar(&s.EmbedBaseURL, settings.SetEmbedBaseURL, d.EmbedBaseURL, "OpenAI-compatible /v1/embeddings server (env CREATOR_EMBED_BASE_URL); default: the model server")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print the model's reasoning and each tool call")
 }
@@ -86,27 +67,6 @@ func (o *runOptions) jobs() app.Jobs {
 func addPDFPasswordFlag(cmd *cobra.Command, password *string) {
 	cmd.Flags().StringVar(password, "pdf-password", "", "password of encrypted PDFs that need one to open (env "+app.PDFPasswordEnv+"); PDFs restricted by an owner password only open without it; never written to the job")
 }
-
-// byteSize is a flag of a size in bytes: a number with an optional unit,
-// decimal (KB, MB, GB) or binary (KiB, MiB, GiB), as humanize prints them.
-type byteSize struct{ n *int64 }
-
-func (b byteSize) String() string {
-	if b.n == nil || *b.n == 0 {
-		return ""
-	}
-	return strings.ReplaceAll(humanize.Bytes(*b.n), " ", "")
-}
-
-func (b byteSize) Set(s string) error {
-	n, err := humanize.ParseBytes(s)
-	if err == nil {
-		*b.n = n
-	}
-	return err
-}
-
-func (byteSize) Type() string { return "size" }
 
 func newRunCmd(g *globalOptions, runF func(context.Context, *runOptions) error) *cobra.Command {
 	o := &runOptions{globalOptions: g}
@@ -147,11 +107,8 @@ func newResumeCmd(g *globalOptions, runF func(context.Context, *runOptions) erro
 
 type extractOptions struct {
 	*globalOptions
-	document    string
-	output      string
-	maxText     int64
-	pdfPassword string
-	tokens      bool
+	app.ExtractOptions
+	output string
 }
 
 func newExtractCmd(g *globalOptions, runF func(context.Context, *extractOptions) error) *cobra.Command {
@@ -161,43 +118,32 @@ func newExtractCmd(g *globalOptions, runF func(context.Context, *extractOptions)
 		Short: "Print a document's text as the agent gets it",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			o.document = a[0]
+			o.Document = a[0]
 			return runF(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (default: stdout)")
-	o.maxText = settings.Defaults(o.getenv).MaxText
-	cmd.Flags().Var(byteSize{&o.maxText}, "max-text", "refuse a document whose text is larger than this (e.g. 64MB; env CREATOR_MAX_TEXT)")
-	addPDFPasswordFlag(cmd, &o.pdfPassword)
-	cmd.Flags().BoolVar(&o.tokens, "tokens", false, "count the text's tokens (o200k_base) for the summary; loading the token table takes about 0.2 s")
+	o.MaxText = settings.Defaults(o.getenv).MaxText
+	cmd.Flags().Var(settings.SizeValue(&o.MaxText), "max-text", "refuse a document whose text is larger than this (e.g. 64MB; env CREATOR_MAX_TEXT)")
+	addPDFPasswordFlag(cmd, &o.PDFPassword)
+	cmd.Flags().BoolVar(&o.Tokens, "tokens", false, "count the text's tokens (o200k_base) for the summary; loading the token table takes about 0.2 s")
 	return cmd
 }
 
 func runExtract(ctx context.Context, o *extractOptions) error {
-	// The token table is loaded only when the tokens are asked for (while
-	// the document is read): loading it and counting took more time than
-	// extracting (SP 800-53r3: 370 ms of CPU against 210).
-	if o.tokens {
-		go tokens.Default()
-	}
-	doc, err := document.ExtractContext(ctx, o.document, document.Options{MaxText: o.maxText, Password: app.Secrets{PDFPassword: o.pdfPassword}.Password(o.getenv)})
+	x, err := app.Extract(ctx, o.ExtractOptions, o.getenv)
 	if err != nil {
 		return err
 	}
-	text := doc.Text()
-	if _, err := o.writeOutput(o.output, []byte(text)); err != nil {
+	if _, err := o.writeOutput(o.output, []byte(x.Text)); err != nil {
 		return err
 	}
-	summary := fmt.Sprintf("%s: %s, %s characters", filepath.Base(o.document), humanize.Plural(len(doc.Pages), "page"), humanize.Int(utf8.RuneCountInString(text)))
-	if o.tokens {
-		n, err := tokens.Default().CountContext(ctx, text)
-		if err != nil {
-			return err
-		}
-		summary += ", " + humanize.Int(n) + " tokens"
+	summary := fmt.Sprintf("%s: %s, %s characters", filepath.Base(o.Document), humanize.Plural(x.Pages, "page"), humanize.Int(x.Characters))
+	if o.Tokens {
+		summary += ", " + humanize.Int(x.Tokens) + " tokens"
 	}
 	fmt.Fprintln(o.streams.ErrOut, summary)
-	for _, n := range doc.Notes {
+	for _, n := range x.Notes {
 		fmt.Fprintf(o.streams.ErrOut, "note: %s\n", n)
 	}
 	return nil
@@ -276,14 +222,8 @@ func (o *runOptions) conclude(j *job.Job, m app.Model, out jobrun.Outcome, price
 	if out.OutputWritten() {
 		fmt.Fprintf(o.streams.Out, "%s/output/requirements.json\n", j.Dir)
 	}
-	switch out.Status {
-	case workspace.StatusCompleted:
-		return nil
-	case workspace.StatusInterrupted:
-		return &exitError{code: out.Exit, err: fmt.Errorf("interrupted; continue with: %s", out.Resume)}
+	if code, msg := out.Ending(j.ID, m.ServerAdvice(out.Agent.Err)); msg != "" {
+		return &exitError{code: code, err: errors.New(msg)}
 	}
-	if advice := m.ServerAdvice(out.Agent.Err); advice != "" {
-		return &exitError{code: out.Exit, err: fmt.Errorf("job '%s' stopped: %s: %s; then continue with: %s", j.ID, out.Agent.Reason, advice, out.Resume)}
-	}
-	return &exitError{code: out.Exit, err: fmt.Errorf("job '%s' stopped before completion: %s; continue with: %s", j.ID, out.Agent.Reason, out.Resume)}
+	return nil
 }

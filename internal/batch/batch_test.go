@@ -248,3 +248,13 @@ func TestRefusedIsNeverRunning(t *testing.T) {
 		t.Errorf("a.txt went through %v", got)
 	}
 }
+
+// CommandLine quotes only the words a shell would read otherwise, and
+// those so that the shell gives them back as they are.
+func TestCommandLine(t *testing.T) {
+	got := CommandLine("creator", "batch", "--include", "*.pdf", "--model", "gpt-4o", "my docs/", "it's.md", "a,b=c:d@e%f+g")
+	want := `creator batch --include '*.pdf' --model gpt-4o 'my docs/' 'it'\''s.md' a,b=c:d@e%f+g`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -174,4 +175,21 @@ func (s Summary) Ending(again string) (code int, msg string) {
 		return code, msg
 	}
 	return code, next
+}
+
+// shellSafe is a word the shell takes as it is.
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// CommandLine is words as one command line for a POSIX shell, each word
+// quoted where the shell would read it otherwise: the line batch.md and
+// batch.json give to run the batch again.
+func CommandLine(words ...string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = w
+		if !shellSafe.MatchString(w) {
+			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
 }

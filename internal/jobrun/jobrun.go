@@ -184,6 +184,21 @@ func (o Outcome) OutputWritten() bool {
 	return o.Status == workspace.StatusCompleted || (o.Partial != "" && o.PartialErr == nil)
 }
 
+// Ending is the run's exit code and, unless the job completed, what to
+// say: why it stopped (with advice on the model server, when there is
+// some) and the command that goes on.
+func (o Outcome) Ending(jobID, advice string) (code int, msg string) {
+	switch {
+	case o.Status == workspace.StatusCompleted:
+		return o.Exit, ""
+	case o.Status == workspace.StatusInterrupted:
+		return o.Exit, "interrupted; continue with: " + o.Resume
+	case advice != "":
+		return o.Exit, fmt.Sprintf("job '%s' stopped: %s: %s; then continue with: %s", jobID, o.Agent.Reason, advice, o.Resume)
+	}
+	return o.Exit, fmt.Sprintf("job '%s' stopped before completion: %s; continue with: %s", jobID, o.Agent.Reason, o.Resume)
+}
+
 // run is one Run call's parts.
 type run struct {
 	cfg      Config

@@ -107,34 +107,36 @@ const (
 	SetEmbedBaseURL    = "embed-base-url"
 )
 
-// field is one setting: its name and its value in a Settings.
+// field is one setting: its name, its value in a Settings, and what its
+// flag says of it (--help).
 type field struct {
-	name string
-	ptr  func(s *Settings) any
+	name  string
+	ptr   func(s *Settings) any
+	usage string
 }
 
 // fields are every setting, by name.
 var fields = []field{
-	{SetModel, func(s *Settings) any { return &s.Model }},
-	{SetBaseURL, func(s *Settings) any { return &s.BaseURL }},
-	{SetMaxSteps, func(s *Settings) any { return &s.MaxSteps }},
-	{SetMaxTokens, func(s *Settings) any { return &s.MaxTokens }},
-	{SetMaxCost, func(s *Settings) any { return &s.MaxCost }},
-	{SetPriceIn, func(s *Settings) any { return &s.PriceIn }},
-	{SetPriceOut, func(s *Settings) any { return &s.PriceOut }},
-	{SetContextWindow, func(s *Settings) any { return &s.ContextWindow }},
-	{SetSummarizeAt, func(s *Settings) any { return &s.SummarizeAt }},
-	{SetKeepToolResults, func(s *Settings) any { return &s.KeepToolResults }},
-	{SetMinCoverage, func(s *Settings) any { return &s.MinCoverage }},
-	{SetAllTools, func(s *Settings) any { return &s.AllTools }},
-	{SetParallel, func(s *Settings) any { return &s.Parallel }},
-	{SetMaxText, func(s *Settings) any { return &s.MaxText }},
-	{SetTokenizer, func(s *Settings) any { return &s.Tokenizer }},
-	{SetRequestTimeout, func(s *Settings) any { return &s.RequestTimeout }},
-	{SetRetryFor, func(s *Settings) any { return &s.RetryFor }},
-	{SetSendReasoning, func(s *Settings) any { return &s.SendReasoning }},
-	{SetEmbedModel, func(s *Settings) any { return &s.EmbedModel }},
-	{SetEmbedBaseURL, func(s *Settings) any { return &s.EmbedBaseURL }},
+	{SetModel, func(s *Settings) any { return &s.Model }, "model name (env CREATOR_MODEL); 'builtin' for the offline model"},
+	{SetBaseURL, func(s *Settings) any { return &s.BaseURL }, "OpenAI-compatible server URL (env CREATOR_BASE_URL or OPENAI_BASE_URL)"},
+	{SetMaxSteps, func(s *Settings) any { return &s.MaxSteps }, "stop after this many model calls (env CREATOR_MAX_STEPS); the job stays resumable"},
+	{SetMaxTokens, func(s *Settings) any { return &s.MaxTokens }, "stop when prompt+completion tokens of the job reach this total (0: no limit)"},
+	{SetMaxCost, func(s *Settings) any { return &s.MaxCost }, "stop when the job has cost this many US dollars (0: no limit; needs the model's price)"},
+	{SetPriceIn, func(s *Settings) any { return &s.PriceIn }, "US dollars per million prompt tokens (env CREATOR_PRICE_IN); default: the built-in table of OpenAI models"},
+	{SetPriceOut, func(s *Settings) any { return &s.PriceOut }, "US dollars per million completion tokens (env CREATOR_PRICE_OUT)"},
+	{SetContextWindow, func(s *Settings) any { return &s.ContextWindow }, "the model's context window in tokens"},
+	{SetSummarizeAt, func(s *Settings) any { return &s.SummarizeAt }, "summarise older turns when the prompt passes this many tokens"},
+	{SetKeepToolResults, func(s *Settings) any { return &s.KeepToolResults }, "number of recent tool results kept whole in the prompt"},
+	{SetMinCoverage, func(s *Settings) any { return &s.MinCoverage }, "share of the chunks that must be covered (read in full, and cited or declared empty) before the job can complete, e.g. 0.95"},
+	{SetAllTools, func(s *Settings) any { return &s.AllTools }, "send every tool definition with every request instead of the core tools and those the model found with search_tools"},
+	{SetParallel, func(s *Settings) any { return &s.Parallel }, "sub-agents that analyse chunks at once, each with a fresh context, and the most model requests in flight (env CREATOR_PARALLEL); 0: the main agent reads every chunk itself. A resume keeps the job's number unless given"},
+	{SetMaxText, func(s *Settings) any { return &s.MaxText }, "refuse a document whose text is larger than this, before it is chunked and indexed (e.g. 64MB; env CREATOR_MAX_TEXT; about 8 million tokens)"},
+	{SetTokenizer, func(s *Settings) any { return &s.Tokenizer }, "token encoding that prompts are counted with: o200k_base, cl100k_base, p50k_base or r50k_base (env CREATOR_TOKENIZER)"},
+	{SetRequestTimeout, func(s *Settings) any { return &s.RequestTimeout }, "give up on one request to the model server after this long and retry (env CREATOR_REQUEST_TIMEOUT)"},
+	{SetRetryFor, func(s *Settings) any { return &s.RetryFor }, "how long to keep retrying a failing model server (rate limits, 5xx, timeouts, a restart) before the job stops, resumable; a server that asks to wait past the window, rejects the key or refuses the request stops it at once (env CREATOR_RETRY_FOR; 0: no retries)"},
+	{SetSendReasoning, func(s *Settings) any { return &s.SendReasoning }, "send the model's reasoning (reasoning_content) back with its tool calls, as DeepSeek's thinking mode and some llama.cpp and vLLM models want; switched on or off by itself when the server asks for or refuses the field, and a resume keeps the job's last choice (env CREATOR_SEND_REASONING)"},
+	{SetEmbedModel, func(s *Settings) any { return &s.EmbedModel }, "embedding model for semantic search_files (env CREATOR_EMBED_MODEL); none: keyword search only"},
+	{SetEmbedBaseURL, func(s *Settings) any { return &s.EmbedBaseURL }, "OpenAI-compatible /v1/embeddings server (env CREATOR_EMBED_BASE_URL); default: the model server"},
 }
 
 // Names are the names of every setting.

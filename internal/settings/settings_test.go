@@ -3,6 +3,7 @@ package settings
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +128,42 @@ func TestFromFlags(t *testing.T) {
 	if s.Parallel != 0 || time.Duration(s.RequestTimeout) != 90*time.Second || s.MaxText != 64e6 || !s.SendReasoning || s.PriceIn != 0.25 ||
 		s.Model != "gpt" || len(s.Given) != 6 || !s.IsGiven(SetParallel) {
 		t.Errorf("from flags: %+v", s)
+	}
+}
+
+// Every setting is a flag that sets its own field, shows its value as it
+// reads it back, and names its kind; a size takes a unit.
+func TestFlags(t *testing.T) {
+	var s Settings
+	flags := Flags(&s)
+	if len(flags) != len(Names()) {
+		t.Fatalf("%d flags for %d settings", len(flags), len(Names()))
+	}
+	give := map[string]string{"int": "7", "int64": "12345", "float64": "0.25", "bool": "true", "duration": "1m30s", "string": "x", "size": "2.0MB"}
+	for _, f := range flags {
+		if f.Usage == "" {
+			t.Errorf("--%s has no usage", f.Name)
+		}
+		v, ok := give[f.Value.Type()]
+		if !ok {
+			t.Errorf("--%s: kind %q", f.Name, f.Value.Type())
+			continue
+		}
+		if err := f.Value.Set(v); err != nil {
+			t.Errorf("--%s %s: %v", f.Name, v, err)
+		}
+		if got := f.Value.String(); got != v {
+			t.Errorf("--%s %s reads back as %q", f.Name, v, got)
+		}
+	}
+	if s.MaxSteps != 7 || s.MaxTokens != 12345 || s.MaxText != 2_000_000 || s.MinCoverage != 0.25 || !s.AllTools ||
+		time.Duration(s.RetryFor) != 90*time.Second || s.Model != "x" {
+		t.Errorf("settings %+v", s)
+	}
+	for _, bad := range []struct{ name, value string }{{SetMaxSteps, "many"}, {SetMaxText, "big"}, {SetRetryFor, "soon"}} {
+		i := slices.IndexFunc(flags, func(f Flag) bool { return f.Name == bad.name })
+		if err := flags[i].Value.Set(bad.value); err == nil {
+			t.Errorf("--%s %s: no error", bad.name, bad.value)
+		}
 	}
 }
