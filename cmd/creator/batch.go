@@ -118,7 +118,7 @@ func runBatch(ctx context.Context, o *batchOptions) error {
 func (o *batchOptions) concludeBatch(root string, s batch.Summary, priced bool) error {
 	writeErr := batch.Write(root, s, o.again, priced)
 	if o.json {
-		if err := writeJSON(o.streams.Out, s); err != nil {
+		if err := o.streams.WriteJSON(s); err != nil {
 			return err
 		}
 	} else {

@@ -44,7 +44,7 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 		return err
 	}
 	if o.format == "json" {
-		return writeJSON(o.streams.Out, res)
+		return o.streams.WriteJSON(res)
 	}
 	_, err = o.streams.Out.Write(reqdiff.Markdown(res))
 	return err

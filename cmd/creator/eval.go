@@ -39,7 +39,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		return err
 	}
 	if o.json {
-		return writeJSON(o.streams.Out, res)
+		return o.streams.WriteJSON(res)
 	}
 	return evaluate.WriteText(o.streams.Out, res, filepath.Base(o.gold), o.jobID)
 }

@@ -48,7 +48,7 @@ func runExport(ctx context.Context, o *exportOptions) error {
 		fmt.Fprintf(o.streams.ErrOut, "creator: --reviewed-only leaves out %s: %d pending, %d rejected\n",
 			humanize.Plural(left.Total, "requirement"), left.Pending, left.Rejected)
 	}
-	if toFile, err := o.writeOutput(o.output, out.Data); !toFile || err != nil {
+	if toFile, err := o.streams.WriteOutput(o.output, out.Data); !toFile || err != nil {
 		return err
 	}
 	fmt.Fprintf(o.streams.ErrOut, "creator: wrote %s as %s to %s\n", out.What, out.Format, o.output)

@@ -173,7 +173,7 @@ func runQueue(ctx context.Context, o *queueOptions) error {
 		if jobs == nil {
 			jobs = []queue.Entry{}
 		}
-		return writeJSON(o.streams.Out, jobs)
+		return o.streams.WriteJSON(jobs)
 	}
 	return queue.WriteList(o.streams.Out, jobs)
 }

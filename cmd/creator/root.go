@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"creator/internal/app"
-	"creator/internal/atomicfile"
 	"creator/internal/browser"
 	"creator/internal/iostreams"
 	"creator/internal/usage"
@@ -151,17 +150,4 @@ func jobFlag(cmd *cobra.Command, g *globalOptions, id *string, help string) {
 		ids, _ := w.IDs(c.Context())
 		return ids, cobra.ShellCompDirectiveNoFileComp
 	})
-}
-
-// writeOutput writes data to stdout, or atomically to the file path (-o)
-// when one is given other than "-".
-func (g *globalOptions) writeOutput(path string, data []byte) (toFile bool, err error) {
-	if path == "" || path == "-" {
-		_, err := g.streams.Out.Write(data)
-		return false, err
-	}
-	if err := atomicfile.Write(path, data, 0o644); err != nil {
-		return true, fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	return true, nil
 }

@@ -135,7 +135,7 @@ func runExtract(ctx context.Context, o *extractOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := o.writeOutput(o.output, []byte(x.Text)); err != nil {
+	if _, err := o.streams.WriteOutput(o.output, []byte(x.Text)); err != nil {
 		return err
 	}
 	summary := fmt.Sprintf("%s: %s, %s characters", filepath.Base(o.Document), humanize.Plural(x.Pages, "page"), humanize.Int(x.Characters))

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,24 +38,13 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 	if err != nil {
 		return err
 	}
-	if st.SettleErr != nil {
-		fmt.Fprintf(o.streams.ErrOut, "creator: %v\n", st.SettleErr)
-	}
-	for _, p := range st.Unsettled {
-		fmt.Fprintf(o.streams.ErrOut, "creator: the publish of %s to %s is not known to have committed: "+
-			"'creator publish --job %s' to that database settles it (or status with $%s set to it)\n",
-			p.Time.UTC().Format(time.RFC3339), p.Database, o.jobID, app.DatabaseEnv)
+	for _, w := range st.Warnings() {
+		fmt.Fprintf(o.streams.ErrOut, "creator: %s\n", w)
 	}
 	if o.json {
-		return writeJSON(o.streams.Out, st.View)
+		return o.streams.WriteJSON(st.View)
 	}
 	return jobview.WriteStatus(o.streams.Out, st.View, o.now())
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func newListCmd(g *globalOptions, runF func(context.Context, *statusOptions) error) *cobra.Command {
@@ -80,7 +66,7 @@ func runList(ctx context.Context, o *statusOptions) error {
 		return err
 	}
 	if o.json {
-		return writeJSON(o.streams.Out, views)
+		return o.streams.WriteJSON(views)
 	}
 	if len(views) == 0 {
 		fmt.Fprintf(o.streams.ErrOut, "no jobs in %s\n", o.ws.Where())

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"creator/internal/evaluate"
 	"creator/internal/export"
@@ -31,6 +32,22 @@ type Status struct {
 	// SettleErr says why none could be tried.
 	Unsettled []job.PendingPublication
 	SettleErr error
+}
+
+// Warnings are what to say beside the view: why no pending publish could
+// be settled, and each one not known to have committed with how to
+// settle it.
+func (st Status) Warnings() []string {
+	var out []string
+	if st.SettleErr != nil {
+		out = append(out, st.SettleErr.Error())
+	}
+	for _, p := range st.Unsettled {
+		out = append(out, fmt.Sprintf("the publish of %s to %s is not known to have committed: "+
+			"'creator publish --job %s' to that database settles it (or status with $%s set to it)",
+			p.Time.UTC().Format(time.RFC3339), p.Database, st.View.ID, DatabaseEnv))
+	}
+	return out
 }
 
 // Status reads the job id in detail. databaseURL settles the pending
