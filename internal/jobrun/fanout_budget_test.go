@@ -138,17 +138,24 @@ func TestASpentBudgetStopsTheFanOut(t *testing.T) {
 			if raceDetector && c.name != cases[0].name {
 				return // the resume is shown once there
 			}
-			recs, err := j.Transcript()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg = budgetConfig(j, parallel, price, workspace.Settings{})
-			cfg.Transcript = recs
-			runJob(t, j, cfg, workspace.StatusCompleted)
-			if got := readJobFile(t, j, "output/requirements.json"); got != want {
-				t.Error("the resumed job's requirements differ from those of a run without a budget")
-			}
+			resumeGives(t, j, parallel, price, want)
 		})
+	}
+}
+
+// resumeGives resumes the stopped job j without budgets, and checks that
+// it completes with the requirements want, a run's that never stopped.
+func resumeGives(t *testing.T, j *job.Job, parallel int, price cost.Price, want string) {
+	t.Helper()
+	recs, err := j.Transcript()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := budgetConfig(j, parallel, price, workspace.Settings{})
+	cfg.Transcript = recs
+	runJob(t, j, cfg, workspace.StatusCompleted)
+	if got := readJobFile(t, j, "output/requirements.json"); got != want {
+		t.Error("the resumed job's requirements differ from those of a run without a budget")
 	}
 }
 

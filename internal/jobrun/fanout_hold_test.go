@@ -54,16 +54,7 @@ func TestACutShortSubagentHoldsLaterCommits(t *testing.T) {
 		t.Errorf("%d requirements committed before the first chunk's (%v)", len(saved), err)
 	}
 
-	recs, err := j.Transcript()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg = budgetConfig(j, parallel, price, workspace.Settings{})
-	cfg.Transcript = recs
-	runJob(t, j, cfg, workspace.StatusCompleted)
-	if got := readJobFile(t, j, "output/requirements.json"); got != want {
-		t.Error("the resumed job's requirements differ from those of a run without a budget")
-	}
+	resumeGives(t, j, parallel, price, want)
 }
 
 // chunkCalls is the built-in model, counting the main agent's calls
