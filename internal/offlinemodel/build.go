@@ -100,10 +100,18 @@ func category(s string) string {
 
 // keywordCue reports whether a cue is an upper-case keyword of BCP 14.
 func keywordCue(cue string) bool {
-	return cue != "" && cue == strings.ToUpper(cue) && keywordsInRE.MatchString(cue)
+	if cue == "" || cue != strings.ToUpper(cue) {
+		return false
+	}
+	// Every form the keyword rules know (NOT RECOMMENDED as well as SHOULD
+	// NOT), the whole cue.
+	for _, r := range keywordRules {
+		if loc := r.re.FindStringIndex(cue); loc != nil && loc[0] == 0 && loc[1] == len(cue) {
+			return true
+		}
+	}
+	return false
 }
-
-var keywordsInRE = regexp.MustCompile(`^(?:MUST|SHALL|SHOULD|MAY|REQUIRED|RECOMMENDED|OPTIONAL)(?: NOT)?$`)
 
 // title is the beginning of the sentence, at most 80 characters, cut at a
 // word.

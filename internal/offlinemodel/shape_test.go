@@ -97,3 +97,19 @@ func TestKeywordDocumentGatesShapeRules(t *testing.T) {
 		}
 	}
 }
+
+// Every form of a BCP 14 keyword is a keyword cue, NOT RECOMMENDED too
+// (a document of upper-case keywords lost its statements that had no
+// other); lower-case words and other cues are not.
+func TestKeywordCue(t *testing.T) {
+	for _, cue := range []string{"MUST", "MUST NOT", "REQUIRED", "SHALL", "SHALL NOT", "SHOULD", "SHOULD NOT", "RECOMMENDED", "NOT RECOMMENDED", "MAY", "OPTIONAL"} {
+		if !keywordCue(cue) {
+			t.Errorf("%q is no keyword cue", cue)
+		}
+	}
+	for _, cue := range []string{"", "must", "Not recommended", "MUST BE", "is required", "NOT"} {
+		if keywordCue(cue) {
+			t.Errorf("%q is a keyword cue", cue)
+		}
+	}
+}
