@@ -65,6 +65,11 @@ func TestReviewExportsAndDocuments(t *testing.T) {
 	if _, h, _ := srv.get(t, "/api/export?format=xlsx"); h.Get("Content-Type") != "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" {
 		t.Errorf("xlsx Content-Type %q", h.Get("Content-Type"))
 	}
+	// An OSCAL catalog downloads as a file export and diff take for one.
+	if code, h, _ := srv.get(t, "/api/export?format=oscal"); code != 200 || h.Get("Content-Type") != "application/json; charset=utf-8" ||
+		h.Get("Content-Disposition") != "attachment; filename=requirements-files.oscal.json" {
+		t.Errorf("oscal: %d, Content-Type %q, Content-Disposition %q", code, h.Get("Content-Type"), h.Get("Content-Disposition"))
+	}
 	_, _, body := srv.get(t, "/api/export?format=json&reviewed_only=true")
 	_, want, _ := cli(t, "export", "--workspace", root, "--job", "files", "--reviewed-only")
 	if string(body) != want {

@@ -107,6 +107,27 @@ func Approved(recs []requirement.Record) (kept []requirement.Record, left requir
 	return kept, requirement.TallyOf(out)
 }
 
+// fileTypes are each format's file extension and media type: the name
+// and Content-Type of a download of it.
+var fileTypes = map[string]struct{ ext, mediaType string }{
+	"json":       {".json", "application/json; charset=utf-8"},
+	"csv":        {".csv", "text/csv; charset=utf-8"},
+	"xlsx":       {".xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"},
+	"md":         {".md", "text/markdown; charset=utf-8"},
+	"reqif":      {".reqif", "application/xml; charset=utf-8"},
+	"cypher":     {".cypher", "text/plain; charset=utf-8"},
+	"oscal":      {".oscal.json", "application/json; charset=utf-8"},
+	"audit-json": {".json", "application/json; charset=utf-8"},
+	"audit-csv":  {".csv", "text/csv; charset=utf-8"},
+}
+
+// FileType is the file extension and media type of a format of
+// AllFormats; ok is false for another.
+func FileType(format string) (ext, mediaType string, ok bool) {
+	t, ok := fileTypes[format]
+	return t.ext, t.mediaType, ok
+}
+
 // FormatOf guesses a format from a file name's extension, the longest
 // that names one first (x.oscal.json is an OSCAL catalog).
 func FormatOf(name string) (string, bool) {

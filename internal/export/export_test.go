@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -429,6 +430,21 @@ func TestSectionOfMarkdownHeadings(t *testing.T) {
 		got := strings.Join(src.SectionOf(requirement.Citation{Chunk: c.ID, Quote: quote}), " › ")
 		if got != want {
 			t.Errorf("%q: section %q, want %q", quote, got, want)
+		}
+	}
+}
+
+// Every format has a file type, and the name a download gets is read back
+// as its format.
+func TestFileTypes(t *testing.T) {
+	for _, f := range AllFormats {
+		ext, mediaType, ok := FileType(f)
+		if !ok || ext == "" || mediaType == "" {
+			t.Errorf("%s: no file type", f)
+			continue
+		}
+		if got, ok := FormatOf("requirements" + ext); !slices.Contains(AuditFormats, f) && (!ok || got != f) {
+			t.Errorf("%s: a download named requirements%s reads as %q", f, ext, got)
 		}
 	}
 }

@@ -23,19 +23,6 @@ import (
 	"creator/internal/job"
 )
 
-// exportTypes are the media types of the export formats.
-var exportTypes = map[string]string{
-	"json":   "application/json; charset=utf-8",
-	"csv":    "text/csv; charset=utf-8",
-	"xlsx":   "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-	"md":     "text/markdown; charset=utf-8",
-	"reqif":  "application/xml; charset=utf-8",
-	"cypher": "text/plain; charset=utf-8",
-	// The review log.
-	"audit-json": "application/json; charset=utf-8",
-	"audit-csv":  "text/csv; charset=utf-8",
-}
-
 // serveExport answers GET /api/export?format=F[&reviewed_only=true] with
 // the job's export in format F (json when none) as a download, made as
 // 'creator export' makes it; audit-json and audit-csv are the review log.
@@ -60,7 +47,8 @@ func serveExport(w http.ResponseWriter, r *http.Request, s *Service, j *job.View
 		reviewedOnly = b
 	}
 	var data []byte
-	name := "requirements-" + j.ID + "." + format
+	ext, mediaType, _ := export.FileType(format)
+	name := "requirements-" + j.ID + ext
 	if audit {
 		// The log of every change, made before any output too.
 		if reviewedOnly {
@@ -72,7 +60,7 @@ func serveExport(w http.ResponseWriter, r *http.Request, s *Service, j *job.View
 			respond(w, nil, err)
 			return
 		}
-		name = "review-log-" + j.ID + "." + strings.TrimPrefix(format, "audit-")
+		name = "review-log-" + j.ID + ext
 	} else {
 		if _, from, _, err := s.Records(); err != nil {
 			respond(w, nil, err)
@@ -95,7 +83,7 @@ func serveExport(w http.ResponseWriter, r *http.Request, s *Service, j *job.View
 		}
 	}
 	h := w.Header()
-	h.Set("Content-Type", exportTypes[format])
+	h.Set("Content-Type", mediaType)
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(len(data)))
