@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"mime"
+	"net/url"
 	"path"
 	"slices"
 	"strconv"
@@ -278,7 +279,7 @@ func backMatter(src Source, c *oscalCatalog) map[string]string {
 	var res []oscalResource
 	for _, d := range docs {
 		r := oscalResource{UUID: uuid5("resource\x00" + src.JobID + "\x00" + d), Title: oneLine(d)}
-		link := oscalRLink{Href: "input/" + pathEscape(d), MediaType: mediaType(d)}
+		link := oscalRLink{Href: "input/" + url.PathEscape(d), MediaType: mediaType(d)}
 		for _, in := range src.Inputs {
 			if in.Name == d && in.SHA256 != "" {
 				link.Hashes = []oscalHash{{Algorithm: "SHA-256", Value: in.SHA256}}
@@ -292,10 +293,6 @@ func backMatter(src Source, c *oscalCatalog) map[string]string {
 		c.BackMatter = &oscalBackMatter{Resources: res}
 	}
 	return byName
-}
-
-func pathEscape(name string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(name, "%", "%25"), " ", "%20"), "#", "%23")
 }
 
 func mediaType(name string) string {

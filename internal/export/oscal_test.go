@@ -221,7 +221,7 @@ func TestOSCALHostile(t *testing.T) {
 		{ID: "REQ-002", SourceID: "4.2.1", Title: "", Text: "t", Citations: []requirement.Citation{{Quote: "q"}}},
 		{ID: "REQ-003", SourceID: "4.2.1", Title: "same id", Text: "t", Citations: []requirement.Citation{{Quote: "q"}}},
 	}
-	src := export.Source{JobID: "hostile", Documents: []string{"d e#f%.pdf"}, Records: recs, Time: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
+	src := export.Source{JobID: "hostile", Documents: []string{`d e#f%\q?.pdf`}, Records: recs, Time: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
 	data, err := export.Render("oscal", src)
 	if err != nil {
 		t.Fatal(err)
