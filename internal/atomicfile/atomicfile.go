@@ -220,15 +220,26 @@ func SyncDir(root *os.Root, dir string) error {
 	return err
 }
 
-func createTemp(root *os.Root, dir, base string, perm fs.FileMode) (string, *os.File, error) {
-	// Keep the temporary name within the 255-byte limit of most file systems.
+// tempPrefix is the start of the name of a temporary file for base:
+// hidden, marked (IsTemp), and short enough that the whole name stays
+// within the 255-byte limit of most file systems.
+func tempPrefix(base string) string {
 	if len(base) > 180 {
 		base = base[:180]
 	}
+	return "." + base + tempMarker
+}
+
+// TempPattern is the os.CreateTemp pattern of a temporary file that is
+// to be renamed to base: for those who write a file another way than
+// Write does.
+func TempPattern(base string) string { return tempPrefix(base) + "*" }
+
+func createTemp(root *os.Root, dir, base string, perm fs.FileMode) (string, *os.File, error) {
 	for range 10 {
 		var b [6]byte
 		_, _ = rand.Read(b[:])
-		name := path.Join(dir, "."+base+tempMarker+hex.EncodeToString(b[:]))
+		name := path.Join(dir, tempPrefix(base)+hex.EncodeToString(b[:]))
 		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) {
 			continue

@@ -353,7 +353,7 @@ func (m *Mirror) fetch(ctx context.Context, files []File) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		t, err := os.CreateTemp(dir, "."+filepath.Base(f.Path)+".creator-tmp-*")
+		t, err := os.CreateTemp(dir, atomicfile.TempPattern(filepath.Base(f.Path)))
 		if err != nil {
 			return err
 		}

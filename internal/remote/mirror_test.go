@@ -413,3 +413,25 @@ func checkpointedJob(t *testing.T) (*blob.Bucket, *Store, string, *Mirror) {
 	}
 	return b, s, dir, m
 }
+
+// A file whose name is as long as a file system allows (the workspace
+// takes 255 bytes) is pulled too: its temporary name is kept short.
+func TestPullLongFileName(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := memblob.OpenBucket(nil)
+	s := New(b, "mem://")
+	_, dir := jobFolder(t)
+	long := "notes/" + strings.Repeat("n", 240) + ".md"
+	write(t, dir, long, "a note\n", 0o644)
+	if err := s.MirrorOf("j", dir, nil).Checkpoint(ctx, still{}); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "job_j")
+	if _, err := s.MirrorOf("j", elsewhere, nil).Pull(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(elsewhere, long)); err != nil || string(data) != "a note\n" {
+		t.Errorf("%q, %v", data, err)
+	}
+}
