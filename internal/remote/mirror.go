@@ -72,6 +72,10 @@ type Mirror struct {
 	gen   int64
 	known map[string]*tracked
 	dirs  []string
+	// unscanned is the checkpoint a pull found the folder at, learnt
+	// (rescan) by the first checkpoint: a pull that only reads hashes
+	// nothing.
+	unscanned *Manifest
 }
 
 // tracked is a file as the last checkpoint (or pull) has it.
@@ -199,8 +203,8 @@ func (m *Mirror) Pull(ctx context.Context) (found bool, err error) {
 	_, statErr := os.Stat(m.Dir)
 	local := statErr == nil
 	if local && recorded && rec.Generation == newest.Generation {
-		m.gen = rec.Generation
-		return true, m.rescan(newest)
+		m.gen, m.unscanned = rec.Generation, &newest
+		return true, nil
 	}
 	if !ok {
 		return false, nil
@@ -222,13 +226,16 @@ func (m *Mirror) rescan(mf Manifest) error {
 	}
 	m.known, m.dirs = map[string]*tracked{}, mf.Dirs
 	return walkFiles(m.Dir, func(rel string, fi fs.FileInfo) error {
+		f, ok := byPath[rel]
+		if !ok || f.Size != fi.Size() {
+			return nil // not in the checkpoint as it is: sent with the next one
+		}
 		h, err := hashFile(filepath.Join(m.Dir, rel))
 		if err != nil {
 			return err
 		}
-		f, ok := byPath[rel]
-		if !ok || f.SHA256 != hex.EncodeToString(h.Sum(nil)) || f.Size != fi.Size() {
-			return nil // not in the checkpoint as it is: sent with the next one
+		if f.SHA256 != hex.EncodeToString(h.Sum(nil)) {
+			return nil
 		}
 		m.known[rel] = &tracked{File: f, stat: keyOf(fi), sum: marshal(h)}
 		return nil
@@ -303,11 +310,13 @@ func (m *Mirror) materialize(ctx context.Context, mf Manifest) error {
 		}
 		want[f.Path] = f
 	}
-	m.known, m.dirs = map[string]*tracked{}, mf.Dirs
+	m.known, m.dirs, m.unscanned = map[string]*tracked{}, mf.Dirs, nil
+	var extra []string
 	err := walkFiles(m.Dir, func(rel string, fi fs.FileInfo) error {
 		f, ok := want[rel]
 		if !ok {
-			return os.Remove(filepath.Join(m.Dir, rel))
+			extra = append(extra, rel)
+			return nil
 		}
 		if fi.Size() != f.Size {
 			return nil
@@ -328,7 +337,17 @@ func (m *Mirror) materialize(ctx context.Context, mf Manifest) error {
 			fetch = append(fetch, f)
 		}
 	}
-	return m.fetch(ctx, fetch)
+	// The folder changes only once every fetched file matched its hash:
+	// a damaged pack leaves it as it was.
+	if err := m.fetch(ctx, fetch); err != nil {
+		return err
+	}
+	for _, rel := range extra {
+		if err := os.Remove(filepath.Join(m.Dir, rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // fetch writes files from their packs.
@@ -389,6 +408,8 @@ func (m *Mirror) fetch(ctx context.Context, files []File) error {
 		}
 		r.Close()
 	}
+	// Every file is checked before any is put in place.
+	sums := make([]hash.Hash, len(files))
 	for i, f := range files {
 		t := temps[i]
 		if err := t.Sync(); err != nil {
@@ -401,6 +422,10 @@ func (m *Mirror) fetch(ctx context.Context, files []File) error {
 		if sum := hex.EncodeToString(h.Sum(nil)); sum != f.SHA256 {
 			return fmt.Errorf("%s: %s of job '%s' does not match its checkpoint (SHA-256 %s, not %s)", m.store.URL, f.Path, m.id, sum, f.SHA256)
 		}
+		sums[i] = h
+	}
+	for i, f := range files {
+		t, h := temps[i], sums[i]
 		mode := fs.FileMode(f.Mode).Perm()
 		if mode == 0 {
 			mode = 0o644
@@ -519,6 +544,12 @@ func readRange(p string, from, n int64) ([]byte, error) {
 func (m *Mirror) Checkpoint(ctx context.Context, q Quiescer) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.unscanned != nil {
+		if err := m.rescan(*m.unscanned); err != nil {
+			return err
+		}
+		m.unscanned = nil
+	}
 	changes, present, dirs, err := m.snapshot(q)
 	if err != nil {
 		return err

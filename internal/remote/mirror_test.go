@@ -279,9 +279,18 @@ func TestPullChecksHashes(t *testing.T) {
 	if err := b.WriteAll(ctx, o.Key, data, nil); err != nil {
 		t.Fatal(err)
 	}
+	// A folder behind the checkpoint: a file it lacks, one it holds
+	// otherwise.
 	other := filepath.Join(t.TempDir(), "job_j")
+	write(t, other, "notes/mine.md", "mine\n", 0o644)
+	write(t, other, "plan.json", "old", 0o644)
 	if _, err := s.MirrorOf("j", other, nil).Pull(ctx); err == nil || !strings.Contains(err.Error(), "does not match its checkpoint") {
 		t.Errorf("a damaged pack: %v", err)
+	}
+	for name, want := range map[string]string{"notes/mine.md": "mine\n", "plan.json": "old"} {
+		if data, err := os.ReadFile(filepath.Join(other, name)); err != nil || string(data) != want {
+			t.Errorf("%s after a refused pull: %q, %v; want it as it was", name, data, err)
+		}
 	}
 }
 
