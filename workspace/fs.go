@@ -106,8 +106,7 @@ func (s *Files) PrepareFile(p string, data []byte) (*PendingFile, error) {
 
 // Commit renames the file into place.
 func (f *PendingFile) Commit() (WriteResult, error) {
-	defer f.s.changes.changing()()
-	if err := f.pending.Commit(); err != nil {
+	if err := f.s.changes.during(f.pending.Commit); err != nil {
 		return f.res, describe(f.res.Path, err)
 	}
 	f.s.changes.changed(f.res.Path)
@@ -138,15 +137,18 @@ func (s *Files) writeFile(p string, data []byte, write func(*os.Root, string, io
 	case err != nil:
 		return res, describe(p, err)
 	}
-	if !prepareOnly {
-		defer s.changes.changing()()
+	writeIt := func() error {
+		_, err := write(s.root, rel, bytes.NewReader(redact(s.redactor, rel, data)), 0o644)
+		return err
 	}
-	if _, err := write(s.root, rel, bytes.NewReader(redact(s.redactor, rel, data)), 0o644); err != nil {
+	if prepareOnly {
+		// Only staged: the change is its Commit's.
+		return res, describe(p, writeIt())
+	}
+	if err := s.changes.during(writeIt); err != nil {
 		return res, describe(p, err)
 	}
-	if !prepareOnly {
-		s.changes.changed(rel)
-	}
+	s.changes.changed(rel)
 	return res, nil
 }
 

@@ -225,6 +225,14 @@ func (c *changes) changing() func() {
 	return c.gate.RUnlock
 }
 
+// during runs fn, a change of the job's files, with the gate held; the
+// watcher is told after, outside it, so that a checkpoint's Quiesce never
+// waits for the index's work on a change.
+func (c *changes) during(fn func() error) error {
+	defer c.changing()()
+	return fn()
+}
+
 func (c *changes) current() Watcher {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -559,8 +567,10 @@ func (in *Internal) ReadInternal(rel string) ([]byte, error) {
 // WriteInternal atomically replaces a file of the job without the tools'
 // protections; for the program's own files (plan.json, .agent/…, extracted text).
 func (in *Internal) WriteInternal(rel string, data []byte) error {
-	defer in.changes.changing()()
-	if _, err := atomicfile.WriteIn(in.root, rel, bytes.NewReader(redact(in.redactor, rel, data)), 0o644); err != nil {
+	if err := in.changes.during(func() error {
+		_, err := atomicfile.WriteIn(in.root, rel, bytes.NewReader(redact(in.redactor, rel, data)), 0o644)
+		return err
+	}); err != nil {
 		return err
 	}
 	in.changes.changed(rel)
@@ -570,8 +580,12 @@ func (in *Internal) WriteInternal(rel string, data []byte) error {
 // RemoveInternal deletes a file of the job without the tools'
 // protections; one already gone is not an error.
 func (in *Internal) RemoveInternal(rel string) error {
-	defer in.changes.changing()()
-	if err := in.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := in.changes.during(func() error {
+		if err := in.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}); err != nil {
 		return err
 	}
 	in.changes.removed(rel)
@@ -580,7 +594,15 @@ func (in *Internal) RemoveInternal(rel string) error {
 
 // AppendInternal appends to a log file of the job and flushes it to disk.
 func (in *Internal) AppendInternal(rel string, data []byte) error {
-	defer in.changes.changing()()
+	if err := in.changes.during(func() error { return in.appendLocked(rel, data) }); err != nil {
+		return err
+	}
+	in.changes.changed(rel)
+	return nil
+}
+
+// appendLocked is AppendInternal's work, the gate held.
+func (in *Internal) appendLocked(rel string, data []byte) error {
 	if dir := path.Dir(rel); dir != "." {
 		if err := in.root.MkdirAll(dir, 0o755); err != nil {
 			return err
@@ -608,9 +630,6 @@ func (in *Internal) AppendInternal(rel string, data []byte) error {
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		in.changes.changed(rel)
 	}
 	return err
 }

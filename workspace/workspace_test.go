@@ -471,6 +471,44 @@ func TestQuiesceHoldsEveryChange(t *testing.T) {
 	}
 }
 
+// The watcher hears of a change outside the gate: a checkpoint's Quiesce
+// never waits for the index's work on a change.
+func TestWatcherIsToldOutsideTheGate(t *testing.T) {
+	t.Parallel()
+	j := newJob(t)
+	w := &heldWatcher{told: make(chan string, 1), release: make(chan struct{})}
+	j.Watch(w)
+	done := make(chan error, 1)
+	go func() { _, err := j.WriteFile("notes/a.md", []byte("a")); done <- err }()
+	if rel := <-w.told; rel != "notes/a.md" {
+		t.Fatalf("told of %q", rel)
+	}
+	// The watcher holds its call; a Quiesce must still go through.
+	quiesced := make(chan error, 1)
+	go func() { quiesced <- j.Quiesce(func() error { return nil }) }()
+	select {
+	case err := <-quiesced:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Quiesce waited for the watcher")
+	}
+	close(w.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// heldWatcher says which file changed, then holds the call until released.
+type heldWatcher struct {
+	told    chan string
+	release chan struct{}
+}
+
+func (w *heldWatcher) FileChanged(rel string) { w.told <- rel; <-w.release }
+func (w *heldWatcher) FileRemoved(string)     {}
+
 // named writes a small document named name in dir.
 func named(t *testing.T, dir, name string) string {
 	t.Helper()
