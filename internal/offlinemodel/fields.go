@@ -91,7 +91,8 @@ func fieldItems(text string, p profile) (out []found, spans []span) {
 		}
 		x.evidence = append(x.evidence, "its id "+m[1]+" heads it, its other fields are its attributes")
 		out = append(out, x)
-		spans = append(spans, span{lines[j].from, lines[k-1].to})
+		// The heading too: its id is the item's, and its title no statement.
+		spans = append(spans, span{lines[i].from, lines[k-1].to})
 		i = k - 1
 	}
 	return out, spans

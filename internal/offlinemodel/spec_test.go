@@ -66,3 +66,28 @@ func TestSpecShapes(t *testing.T) {
 		}
 	}
 }
+
+// An id-headed field list in a specification is one requirement: its
+// statement field, with the id of its heading; the heading's title is no
+// second requirement.
+func TestSpecFieldList(t *testing.T) {
+	text := "## 4 Non-functional requirements\n\n### FR-001 Job list\n\nThe app shall show the jobs of the day.\n\n" +
+		"### NFR-PF-001 Map view load time\n\nCategory: Performance\n" +
+		"Description: The map view shall load within 2 seconds on a 4G connection.\nMeasurable Metric: 95th percentile under 2 s\n"
+	got := map[string]string{}
+	for _, x := range specificationShape.extract(chunkRead{body: text}, profile{Shape: shapeSpec}) {
+		got[x.quote] = x.id
+	}
+	want := map[string]string{
+		"The app shall show the jobs of the day.":                      "FR-001",
+		"The map view shall load within 2 seconds on a 4G connection.": "NFR-PF-001",
+	}
+	if len(got) != len(want) {
+		t.Errorf("found %q, want %q", got, want)
+	}
+	for q, id := range want {
+		if got[q] != id {
+			t.Errorf("%q: id %q, want %q (found %q)", q, got[q], id, got)
+		}
+	}
+}
