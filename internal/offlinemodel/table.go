@@ -349,7 +349,8 @@ func tableFindings(text string, normativeAt func(int) bool) (out []found, reqTab
 			continue
 		}
 		reqTables = append(reqTables, t.span)
-		var last *found // the row before, when it was kept
+		criteria := t.criteriaColumns(textCol, idCol)
+		last := -1      // the row before in out, when it was kept
 		broken := false // a page break since that row
 		for _, r := range t.rows {
 			broken = broken || r.broken
@@ -362,13 +363,13 @@ func tableFindings(text string, normativeAt func(int) bool) (out []found, reqTab
 			if wasBroken && idCol >= 0 && (idCol >= len(r.cells) || r.cells[idCol].text == "") {
 				// The rest of the row before, on the next page: its text
 				// goes on, quoted in its own part.
-				if last != nil && tc.text != "" {
-					last.more = append(last.more, requirement.Clean(tc.text))
-					last.text += " " + requirement.Clean(tc.text)
+				if last >= 0 && tc.text != "" {
+					out[last].more = append(out[last].more, requirement.Clean(tc.text))
+					out[last].text += " " + requirement.Clean(tc.text)
 				}
 				continue
 			}
-			last = nil
+			last = -1
 			q := requirement.Clean(tc.text)
 			if len(strings.Fields(q)) < 3 || !lowerWord.MatchString(q) || retiredRowRE.MatchString(q) || referenceRowRE.MatchString(q) ||
 				strings.HasSuffix(q, "?") || strings.HasSuffix(q, ":") {
@@ -389,7 +390,6 @@ func tableFindings(text string, normativeAt func(int) bool) (out []found, reqTab
 				continue // no duty: a description, a title
 			}
 			x := found{s: sentence{text: tc.text, start: r.line.from + tc.at}, quote: q, text: q, f: f, attrs: map[string]string{}, fromTable: true}
-			criteria := t.criteriaColumns(textCol, idCol)
 			for j, c := range r.cells {
 				switch {
 				case j == textCol || c.text == "" || criteria[j]:
@@ -403,8 +403,10 @@ func tableFindings(text string, normativeAt func(int) bool) (out []found, reqTab
 					x.attrs[attrName(name, j)] = c.text
 				}
 			}
+			// An index, not a pointer: the criteria appended next may
+			// move out.
+			last = len(out)
 			out = append(out, x)
-			last = &out[len(out)-1]
 			for j, c := range r.cells {
 				if !criteria[j] || !statement(c.text) {
 					continue
@@ -416,9 +418,6 @@ func tableFindings(text string, normativeAt func(int) bool) (out []found, reqTab
 						note: "a condition a user story must meet (" + t.name(j) + "), a requirement whatever its verb"}
 				}
 				out = append(out, found{s: sentence{text: c.text, start: r.line.from + c.at}, quote: cq, text: cq, f: cf, id: x.id, fromTable: true})
-			}
-			if len(criteria) > 0 {
-				last = nil // a row broken over a page goes on its text, not its criteria
 			}
 		}
 	}

@@ -105,6 +105,40 @@ func TestTableRowAcrossPages(t *testing.T) {
 	}
 }
 
+// A story whose row goes on after a page break keeps the rest of its
+// text, as a row without criteria does; its acceptance criteria are
+// requirements of its own id.
+func TestStoryRowAcrossPages(t *testing.T) {
+	t.Parallel()
+	text := "| ID | User story | Acceptance criteria |\n|---|---|---|\n" +
+		"| US-1 | As a clerk, I want to undo a booking, so that I can put right a booking made in error on the | The booking is restored within a minute. |\n" +
+		"--- page 2 ---\n| ID | User story | Acceptance criteria |\n|---|---|---|\n" +
+		"| | same day without help. | |\n" +
+		"| US-2 | As an auditor, I want to export the ledger, so that I can check it. | The export holds every booking. |\n"
+	rows, _, _ := tableFindings(text, nil)
+	var story *found
+	for i := range rows {
+		if rows[i].id == "US-1" && strings.HasPrefix(rows[i].quote, "As a clerk") {
+			story = &rows[i]
+		}
+	}
+	if story == nil {
+		t.Fatalf("no story US-1: %+v", rows)
+	}
+	if !reflect.DeepEqual(story.more, []string{"same day without help."}) {
+		t.Errorf("the story's text on the next page: %q (%q)", story.more, story.text)
+	}
+	criteria := 0
+	for _, x := range rows {
+		if strings.HasPrefix(x.quote, "The booking is restored") && x.id == "US-1" || strings.HasPrefix(x.quote, "The export holds") && x.id == "US-2" {
+			criteria++
+		}
+	}
+	if criteria != 2 {
+		t.Errorf("%d acceptance criteria with their story's id, want 2: %+v", criteria, rows)
+	}
+}
+
 // TestImperativeLead checks the imperatives told by their form, beyond
 // the verbs listed.
 func TestImperativeLead(t *testing.T) {
