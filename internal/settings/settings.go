@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -189,21 +190,10 @@ func (s Settings) Over(base Settings) Settings {
 	return out
 }
 
+// copyValue sets the field dst points to from the one src points to, of
+// the same type.
 func copyValue(dst, src any) {
-	switch d := dst.(type) {
-	case *string:
-		*d = *src.(*string)
-	case *int:
-		*d = *src.(*int)
-	case *int64:
-		*d = *src.(*int64)
-	case *float64:
-		*d = *src.(*float64)
-	case *bool:
-		*d = *src.(*bool)
-	case *Duration:
-		*d = *src.(*Duration)
-	}
+	reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(src).Elem())
 }
 
 // Inherit is s with the job's recorded settings for those not given now:
@@ -248,23 +238,7 @@ func (s Settings) Inherit(r workspace.Settings) Settings {
 	return s
 }
 
-func isZero(v any) bool {
-	switch p := v.(type) {
-	case *string:
-		return *p == ""
-	case *int:
-		return *p == 0
-	case *int64:
-		return *p == 0
-	case *float64:
-		return *p == 0
-	case *bool:
-		return !*p
-	case *Duration:
-		return *p == 0
-	}
-	return true
-}
+func isZero(v any) bool { return reflect.ValueOf(v).Elem().IsZero() }
 
 // Record is the job's record of the settings (job.json), with the model
 // server it runs on.
@@ -361,12 +335,8 @@ func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 // enqueues with the same given settings make the same record, whatever
 // either machine's environment says.
 func (s Settings) Queued() Settings {
-	out := Settings{Version: SettingsVersion, Given: slices.Sorted(slices.Values(s.Given))}
-	for _, f := range fields {
-		if s.IsGiven(f.name) {
-			copyValue(f.ptr(&out), f.ptr(&s))
-		}
-	}
+	out := s.Over(Settings{})
+	slices.Sort(out.Given)
 	return out
 }
 
