@@ -248,12 +248,6 @@ func (c checkpointing) ChunksChanged(p jobrun.ChunkProgress) {
 	c.cp.Nudge()
 }
 
-func (c checkpointing) ServerRetried(r llm.Retry) {
-	if rr, ok := c.Reporter.(jobrun.RetryReporter); ok {
-		rr.ServerRetried(r)
-	}
-}
-
 func reporterOr(rep jobrun.Reporter) jobrun.Reporter {
 	if rep == nil {
 		return jobrun.Silent{}

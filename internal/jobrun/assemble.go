@@ -166,6 +166,7 @@ func (Silent) Compacted(compaction.Event)         {}
 func (Silent) Stop()                              {}
 func (Silent) CoverageChanged(coverage.Report)    {}
 func (Silent) ChunksChanged(ChunkProgress)        {}
+func (Silent) ServerRetried(llm.Retry)            {}
 
 // ceilCents rounds a dollar amount up to whole cents.
 func ceilCents(v float64) float64 { return math.Ceil(100*v) / 100 }

@@ -145,6 +145,9 @@ type Reporter interface {
 	// ChunksChanged tells how far an analyze_chunks call has come; it is
 	// called from the sub-agents' goroutines.
 	ChunksChanged(ChunkProgress)
+	// ServerRetried tells why the job waits: a failed attempt at the
+	// model server, tried again (llm.Retry).
+	ServerRetried(llm.Retry)
 	Stop()
 }
 
@@ -267,20 +270,12 @@ func Run(ctx context.Context, cfg Config) (Outcome, error) {
 	return r.drive(ctx, info)
 }
 
-// RetryReporter is a Reporter that shows why a job waits: a failed
-// attempt at the model server, tried again (llm.Retry).
-type RetryReporter interface {
-	ServerRetried(llm.Retry)
-}
-
 // serverRetried tells of a failed attempt at the model server that the
 // client tries again: in the job's events (status shows it) and to the
 // reporter.
 func (r *run) serverRetried(rt llm.Retry) {
 	r.events.ServerRetry(rt.Attempt, rt.Status, rt.Message, rt.Wait, rt.Next)
-	if rr, ok := r.report.(RetryReporter); ok {
-		rr.ServerRetried(rt)
-	}
+	r.report.ServerRetried(rt)
 }
 
 func (r *run) planChanged(e planner.Event) {
