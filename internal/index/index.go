@@ -532,18 +532,12 @@ func (x *Index) sync(ctx context.Context) (SyncStats, error) {
 	b := x.bi.NewBatch()
 	pending, pendingBytes := 0, int64(0)
 	flush := func() error {
-		if pending == 0 {
+		if b.Size() == 0 {
 			return nil
 		}
 		err := x.bi.Batch(b)
 		b.Reset()
 		pending, pendingBytes = 0, 0
-		return err
-	}
-	// A large file's passages are written as they fill a batch.
-	spill := func() error {
-		err := x.bi.Batch(b)
-		b.Reset()
 		return err
 	}
 	err = fs.WalkDir(x.fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -573,7 +567,8 @@ func (x *Index) sync(ctx context.Context) (SyncStats, error) {
 		if rec, ok := recs[p]; ok && rec.size == fi.Size() && rec.mtime == fi.ModTime().UnixNano() {
 			return nil
 		}
-		if err := x.addFile(b, p, spill); err != nil {
+		// A large file's passages are written as they fill a batch.
+		if err := x.addFile(b, p, flush); err != nil {
 			x.dirty[p] = true
 			return nil
 		}
